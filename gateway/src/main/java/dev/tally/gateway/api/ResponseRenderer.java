@@ -1,0 +1,333 @@
+package dev.tally.gateway.api;
+
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.query.TransferView;
+import dev.tally.ledger.result.Result;
+import dev.tally.ledger.result.ResultCode;
+import dev.tally.ledger.transfer.TransferKind;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Renders replies as compact JSON straight into a {@link ByteBuf}: command results (201 or a problem),
+ * batches (200 with one entry per operation), reads (200) and problems.
+ *
+ * <p><b>Replays are byte-identical.</b> A mutating reply is rendered only from the {@link Result} and the
+ * payload of the {@link Command}: on a replay the fingerprint matched, so the payload is the same, and the
+ * stored result keeps the first command's {@link Result#originIndex} and {@link Result#originTimestampNs},
+ * so ids and {@code createdAt} are the same. Nothing else is read: not the clock, not current balances,
+ * not the replay flag (that goes to {@link RenderedResponse#replayed()}, i.e. a header).
+ *
+ * <p>Ids: the transfer, reversal or capture transfer a command created is
+ * {@code Uuid7(originTimestampNs, KIND_TRANSFER, originIndex, 0)}; a hold is the same with
+ * {@code KIND_HOLD}; the transfer or hold a result refers to is built from {@link Result#extra} and
+ * {@link Result#extraTimestampNs}. Amounts are decimal strings in major units of the result's currency;
+ * times are ISO-8601 UTC with milliseconds.
+ *
+ * <p>Successful mutating bodies, by command type (all 201):
+ * <pre>
+ * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","createdAt"}
+ * TRANSFER          {"id","kind":"transfer","debitAccountId","creditAccountId","amount","currency",["reference"],"createdAt"}
+ * REVERSE_TRANSFER  {"id","kind":"reversal","reversedTransferId","debitAccountId","creditAccountId","amount","currency","createdAt"}
+ * CREATE_HOLD       {"id","accountId","amount","currency","expiresAt","createdAt"}
+ * CAPTURE_HOLD      {"holdId","transferId","kind":"capture","debitAccountId","creditAccountId","amount","currency","createdAt"}
+ * VOID_HOLD         {"holdId","accountId","releasedAmount","currency","voidedAt"}
+ * </pre>
+ *
+ * <p>One per rendering thread: not thread-safe; the returned {@link RenderedResponse} is reused.
+ */
+public final class ResponseRenderer
+{
+    private static final int STATUS_OK = 200;
+    private static final int STATUS_CREATED = 201;
+    private static final int RETRY_AFTER_SECONDS = 1;
+
+    private final JsonOut json = new JsonOut();
+    private final RenderedResponse response = new RenderedResponse();
+
+    /**
+     * Renders the reply to one command.
+     *
+     * @param command the command as decoded (its payload; on a replay, the retry's identical payload).
+     * @param result  the ledger's result for it (stored one on a replay).
+     * @param body    receives the JSON body.
+     * @return the envelope: 201 and {@link RenderedResponse#JSON}, or the problem's status and
+     * {@link Problem#CONTENT_TYPE}.
+     * @throws IllegalArgumentException for a command type no request produces ({@code TICK}).
+     */
+    public RenderedResponse render(final Command command, final Result result, final ByteBuf body)
+    {
+        json.wrap(body);
+        final int status = writeResult(command, result);
+        return response.set(status, result.code.isSuccess() ? RenderedResponse.JSON : Problem.CONTENT_TYPE, result.replayed,
+            retryAfter(status));
+    }
+
+    /**
+     * Renders the reply to a batch: always 200, with each operation's status and body exactly as
+     * {@link #render} would give them for a single request.
+     * <pre>
+     * {"atomic":false,"results":[{"index":0,"status":201,"body":{...}},{"index":1,"status":422,"replayed":true,"body":{...}}]}
+     * </pre>
+     * {@code "replayed":true} appears on an operation whose result was replayed (the per-operation form of
+     * the {@code Idempotent-Replayed} header); each {@code "body"} is byte-identical across replays.
+     *
+     * @param commands the batch's commands, positions 0 to {@code count - 1}.
+     * @param results  their results, same positions.
+     * @param count    the batch size.
+     */
+    public RenderedResponse renderBatch(final Command[] commands, final Result[] results, final int count, final ByteBuf body)
+    {
+        json.wrap(body);
+        boolean allReplayed = count > 0;
+        json.beginObject().field("atomic", count > 0 && commands[0].atomic).name("results").beginArray();
+        for (int i = 0; i < count; i++)
+        {
+            final Result result = results[i];
+            allReplayed &= result.replayed;
+            json.beginObject().field("index", i).field("status", statusOf(result.code));
+            if (result.replayed)
+            {
+                json.field("replayed", true);
+            }
+            json.name("body");
+            writeResult(commands[i], result);
+            json.endObject();
+        }
+        json.endArray().endObject();
+        return response.set(STATUS_OK, RenderedResponse.JSON, allReplayed, 0);
+    }
+
+    /**
+     * Renders {@code GET /v1/accounts/{id}}: 200 with balances in total and per sub-balance, or 404.
+     * <pre>
+     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","posted","held","available",
+     *  "subBalanceDetail":[{"index","posted","held","available"}...]}
+     * </pre>
+     */
+    public RenderedResponse renderAccount(final AccountView view, final ByteBuf body)
+    {
+        if (!view.found)
+        {
+            return renderProblem(new Problem(ProblemType.NOT_FOUND, "the account does not exist"), body);
+        }
+        final int digits = CurrencyCode.minorDigits(view.currency);
+        final long posted = view.postedTotal();
+        final long held = view.heldTotal();
+        json.wrap(body).beginObject()
+            .field("id", view.accountId)
+            .name("currency").currency(view.currency)
+            .field("subBalances", view.subBalances)
+            .field("debitsMustNotExceedCredits", view.debitsMustNotExceedCredits);
+        json.name("overdraftLimit").money(view.overdraftLimitMinor, digits);
+        json.name("posted").money(posted, digits);
+        json.name("held").money(held, digits);
+        json.name("available").money(posted - held, digits);
+        json.name("subBalanceDetail").beginArray();
+        for (int i = 0; i < view.subBalances; i++)
+        {
+            json.beginObject().field("index", i);
+            json.name("posted").money(view.postedMinor[i], digits);
+            json.name("held").money(view.heldMinor[i], digits);
+            json.name("available").money(view.postedMinor[i] - view.heldMinor[i], digits);
+            json.endObject();
+        }
+        json.endArray().endObject();
+        return response.set(STATUS_OK, RenderedResponse.JSON, false, 0);
+    }
+
+    /**
+     * Renders {@code GET /v1/transfers/{id}}: 200 or 404.
+     * <pre>
+     * {"id","kind","debitAccountId","creditAccountId","amount","currency","reversedAmount",["reversedTransferId"],["reference"],"createdAt"}
+     * </pre>
+     */
+    public RenderedResponse renderTransfer(final TransferView view, final ByteBuf body)
+    {
+        if (!view.found)
+        {
+            return renderProblem(new Problem(ProblemType.NOT_FOUND, "the transfer does not exist"), body);
+        }
+        final int digits = CurrencyCode.minorDigits(view.currency);
+        json.wrap(body).beginObject();
+        json.name("id").uuid(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
+        json.field("kind", TransferKind.name(view.kind))
+            .field("debitAccountId", view.debitAccountId)
+            .field("creditAccountId", view.creditAccountId);
+        json.name("amount").money(view.amountMinor, digits);
+        json.name("currency").currency(view.currency);
+        json.name("reversedAmount").money(view.reversedMinor, digits);
+        if (view.kind == TransferKind.REVERSAL)
+        {
+            json.name("reversedTransferId").uuid(
+                Uuid7.hi(view.reversesTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.reversesIndex, 0));
+        }
+        if (view.referenceLength > 0)
+        {
+            json.name("reference").string(view.reference, view.referenceLength);
+        }
+        json.name("createdAt").time(Math.floorDiv(view.timestampNs, 1_000_000L));
+        json.endObject();
+        return response.set(STATUS_OK, RenderedResponse.JSON, false, 0);
+    }
+
+    /** Renders a problem as {@link Problem#CONTENT_TYPE} with its status. */
+    public RenderedResponse renderProblem(final Problem problem, final ByteBuf body)
+    {
+        problem.writeTo(json.wrap(body));
+        return response.set(problem.status(), Problem.CONTENT_TYPE, false, retryAfter(problem.status()));
+    }
+
+    /** @return the HTTP status a result renders with: 201 for success, else its problem's status. */
+    public static int statusOf(final ResultCode code)
+    {
+        return code.isSuccess() ? STATUS_CREATED : ProblemType.of(code).status();
+    }
+
+    /** Writes the body of one command's reply; returns its status. */
+    private int writeResult(final Command command, final Result result)
+    {
+        if (result.code.isSuccess())
+        {
+            writeSuccess(command, result);
+            return STATUS_CREATED;
+        }
+        final ProblemType type = ProblemType.of(result.code);
+        writeRejection(type, command, result);
+        return type.status();
+    }
+
+    private void writeSuccess(final Command c, final Result r)
+    {
+        final int digits = CurrencyCode.minorDigits(r.currency);
+        final int currency = r.currency;
+        final long createdMs = Math.floorDiv(r.originTimestampNs, 1_000_000L);
+        json.beginObject();
+        switch (c.type)
+        {
+            case CREATE_ACCOUNT:
+                json.field("id", r.accountA).name("currency").currency(currency).field("subBalances", c.subBalances)
+                    .field("debitsMustNotExceedCredits", c.debitsMustNotExceedCredits);
+                json.name("overdraftLimit").money(c.overdraftLimitMinor, digits);
+                json.name("createdAt").time(createdMs);
+                break;
+            case TRANSFER:
+                json.name("id").uuid(Uuid7.hi(r.originTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(r.originIndex, 0));
+                json.field("kind", TransferKind.name(TransferKind.TRANSFER));
+                writeMove(r, digits, currency);
+                if (c.referenceLength > 0)
+                {
+                    json.name("reference").string(c.reference, c.referenceLength);
+                }
+                json.name("createdAt").time(createdMs);
+                break;
+            case REVERSE_TRANSFER:
+                json.name("id").uuid(Uuid7.hi(r.originTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(r.originIndex, 0));
+                json.field("kind", TransferKind.name(TransferKind.REVERSAL));
+                json.name("reversedTransferId").uuid(Uuid7.hi(r.extraTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(r.extra, 0));
+                writeMove(r, digits, currency);
+                json.name("createdAt").time(createdMs);
+                break;
+            case CREATE_HOLD:
+                json.name("id").uuid(Uuid7.hi(r.originTimestampNs, Uuid7.KIND_HOLD), Uuid7.lo(r.originIndex, 0));
+                json.field("accountId", r.accountA);
+                json.name("amount").money(r.amountMinor, digits);
+                json.name("currency").currency(currency);
+                json.name("expiresAt").time(r.extra);
+                json.name("createdAt").time(createdMs);
+                break;
+            case CAPTURE_HOLD:
+                json.name("holdId").uuid(Uuid7.hi(r.extraTimestampNs, Uuid7.KIND_HOLD), Uuid7.lo(r.extra, 0));
+                json.name("transferId").uuid(Uuid7.hi(r.originTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(r.originIndex, 0));
+                json.field("kind", TransferKind.name(TransferKind.CAPTURE));
+                writeMove(r, digits, currency);
+                json.name("createdAt").time(createdMs);
+                break;
+            case VOID_HOLD:
+            case MARK_HOLD_UNKNOWN:
+                json.name("holdId").uuid(Uuid7.hi(r.extraTimestampNs, Uuid7.KIND_HOLD), Uuid7.lo(r.extra, 0));
+                json.field("accountId", r.accountA);
+                json.name(c.type == CommandType.VOID_HOLD ? "releasedAmount" : "amount").money(r.amountMinor, digits);
+                json.name("currency").currency(currency);
+                json.name(c.type == CommandType.VOID_HOLD ? "voidedAt" : "markedAt").time(createdMs);
+                break;
+            default:
+                throw new IllegalArgumentException("no reply for command type " + c.type);
+        }
+        json.endObject();
+    }
+
+    private void writeMove(final Result r, final int digits, final int currency)
+    {
+        json.field("debitAccountId", r.accountA).field("creditAccountId", r.accountB);
+        json.name("amount").money(r.amountMinor, digits);
+        json.name("currency").currency(currency);
+    }
+
+    /**
+     * Writes the problem of a ledger rejection. Details are fixed per type; what varies goes in extension
+     * members taken from the result and the command payload only, so a stored rejection replays identically.
+     */
+    private void writeRejection(final ProblemType type, final Command c, final Result r)
+    {
+        json.beginObject().field("type", type.uri()).field("title", type.title()).field("status", type.status())
+            .field("detail", detailOf(type));
+        switch (type)
+        {
+            case ACCOUNT_EXISTS:
+                json.field("accountId", r.accountA);
+                break;
+            case INSUFFICIENT_FUNDS:
+                json.field("accountId", r.accountA);
+                json.name("amount").money(r.amountMinor, CurrencyCode.minorDigits(r.currency));
+                json.name("currency").currency(r.currency);
+                break;
+            case DUPLICATE_REFERENCE:
+                json.name("existingTransferId").uuid(Uuid7.hi(r.extraTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(r.extra, 0));
+                json.name("reference").string(c.reference, c.referenceLength);
+                break;
+            case TRANSFER_NOT_FOUND:
+            case REVERSAL_EXCEEDS_REMAINING:
+                json.name("transferId").uuid(c.targetIdHi, c.targetIdLo);
+                break;
+            case HOLD_NOT_ACTIVE:
+            case CAPTURE_EXCEEDS_HOLD:
+                json.name("holdId").uuid(c.targetIdHi, c.targetIdLo);
+                break;
+            default:
+                break;
+        }
+        json.endObject();
+    }
+
+    private static String detailOf(final ProblemType type)
+    {
+        switch (type)
+        {
+            case ACCOUNT_EXISTS: return "an account with this id already exists";
+            case ACCOUNT_NOT_FOUND: return "an account named by the request does not exist";
+            case CURRENCY_MISMATCH: return "the currency does not match the currency of the accounts or hold involved";
+            case SAME_ACCOUNT: return "the debit and credit accounts are the same account";
+            case INSUFFICIENT_FUNDS: return "the account does not have enough available funds";
+            case AMOUNT_OVERFLOW: return "the operation would take a balance outside the supported range";
+            case DUPLICATE_REFERENCE: return "another transfer already uses this reference";
+            case TRANSFER_NOT_FOUND: return "no reversible transfer has this id";
+            case REVERSAL_EXCEEDS_REMAINING: return "the reversal asks for more than what is left to reverse";
+            case HOLD_NOT_ACTIVE: return "the hold is not active: it does not exist, or was captured, voided or expired";
+            case CAPTURE_EXCEEDS_HOLD: return "the capture asks for more than the hold reserved";
+            case LINKED_OPERATION_FAILED: return "another operation of the atomic batch failed, so this one was not applied";
+            case INVALID_COMMAND: return "the ledger rejected the command as invalid";
+            case IDEMPOTENCY_KEY_REUSED: return "this Idempotency-Key was already used with a different request";
+            case CAPACITY_EXCEEDED: return "a capacity limit of the ledger is reached; retry later";
+            default: return type.title();
+        }
+    }
+
+    private static int retryAfter(final int status)
+    {
+        return status == 503 ? RETRY_AFTER_SECONDS : 0;
+    }
+}

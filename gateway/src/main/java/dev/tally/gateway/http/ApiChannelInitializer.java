@@ -1,0 +1,47 @@
+package dev.tally.gateway.http;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Per connection: connection limit, idle timeout, HTTP/1.1 codec with header and line limits, an
+ * aggregator with the body limit (413 as problem+json), then the API handler.
+ */
+final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
+{
+    private final HttpLimits limits;
+    private final ConnectionLimiter connectionLimiter;
+    private final Supplier<ApiHandler> handlers;
+
+    ApiChannelInitializer(final HttpLimits limits, final ConnectionLimiter connectionLimiter, final Supplier<ApiHandler> handlers)
+    {
+        this.limits = limits;
+        this.connectionLimiter = connectionLimiter;
+        this.handlers = handlers;
+    }
+
+    @Override
+    protected void initChannel(final SocketChannel channel)
+    {
+        // One request at a time per connection: the next is read only after the reply to the previous
+        // one is written, so replies from the I/O thread cannot overtake replies from the responder.
+        channel.config().setAutoRead(false);
+        final ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("connections", connectionLimiter);
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
+            .setMaxInitialLineLength(limits.initialLineMaxBytes())
+            .setMaxHeaderSize(limits.headerLengthMaxBytes())
+            .setMaxChunkSize(64 * 1024)));
+        pipeline.addLast("aggregator", new ProblemAggregator(limits.bodyLengthMaxBytes()));
+        pipeline.addLast("flow", new FlowControlHandler());
+        pipeline.addLast("api", handlers.get());
+    }
+}

@@ -1,0 +1,310 @@
+package dev.tally.gateway.http;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import dev.tally.gateway.api.Problem;
+import dev.tally.gateway.api.ProblemType;
+import dev.tally.gateway.api.ResourceId;
+import dev.tally.gateway.api.Route;
+import dev.tally.gateway.pipeline.EventKind;
+import dev.tally.gateway.pipeline.LedgerEvent;
+import dev.tally.gateway.pipeline.PipelineHealth;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.id.Uuid7;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The gateway's only handler: authenticate, route, decode and validate on the I/O thread, then publish
+ * into the ring and return. Nothing malformed reaches the journal: every 4xx of validation is answered
+ * here. Replies to published work are written by the {@link Responder} stage.
+ */
+public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpRequest>
+{
+    private static final Problem NOT_READY = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The ledger is not ready (replaying the journal, or halted after a failure).");
+    private static final Problem OVERLOADED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The input ring is full; retry shortly.");
+    private static final Problem UNAUTHORIZED = new Problem(ProblemType.UNAUTHORIZED,
+        "Send Authorization: Bearer <api key>.");
+    private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Entry history is served from the PostgreSQL read model, which this server does not run.");
+
+    private static final AsciiString IDEMPOTENCY_KEY = AsciiString.cached("Idempotency-Key");
+
+    private final ApiKeys apiKeys;
+    private final RingBuffer<LedgerEvent> ring;
+    private final PipelineHealth health;
+
+    public ApiHandler(final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health)
+    {
+        this.apiKeys = apiKeys;
+        this.ring = ring;
+        this.health = health;
+    }
+
+    @Override
+    protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request)
+    {
+        final IoThreadScratch scratch = IoThreadScratch.get();
+        final boolean keepAlive = HttpUtil.isKeepAlive(request);
+        final DecoderResult decoded = request.decoderResult();
+        if (decoded.isFailure())
+        {
+            answerMalformed(ctx, scratch, decoded.cause());
+            return;
+        }
+        if (!scratch.router.match(request.method().name(), request.uri(), scratch.match))
+        {
+            // 404, or 405 with the Allow header RFC 9110 (15.5.6) requires
+            final ByteBuf body = ctx.alloc().buffer(256);
+            HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(scratch.match.problem(), body), body, keepAlive,
+                scratch.match.allow());
+            return;
+        }
+        final Route route = scratch.match.route();
+        switch (route)
+        {
+            case HEALTH:
+                text(ctx, 200, "application/json", "{\"status\":\"UP\"}", keepAlive);
+                return;
+            case READY:
+                if (health.isReady())
+                {
+                    text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
+                }
+                else
+                {
+                    problem(ctx, scratch, NOT_READY, keepAlive);
+                }
+                return;
+            case METRICS:
+                text(ctx, 200, "text/plain; version=0.0.4", "tally_ready " + (health.isReady() ? 1 : 0) + "\n", keepAlive);
+                return;
+            default:
+                break;
+        }
+        final ApiKeys.Tenant tenant = apiKeys.authenticate(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        if (tenant == null)
+        {
+            problem(ctx, scratch, UNAUTHORIZED, keepAlive);
+            return;
+        }
+        if (!health.isReady())
+        {
+            problem(ctx, scratch, NOT_READY, keepAlive);
+            return;
+        }
+        switch (route)
+        {
+            case GET_ACCOUNT:
+                readAccount(ctx, scratch, tenant, keepAlive);
+                break;
+            case GET_TRANSFER:
+                readTransfer(ctx, scratch, tenant, keepAlive);
+                break;
+            case LIST_ACCOUNT_ENTRIES:
+                problem(ctx, scratch, ENTRIES_NOT_ENABLED, keepAlive);
+                break;
+            case BATCH:
+                batch(ctx, scratch, tenant, request.content(), keepAlive);
+                break;
+            default:
+                single(ctx, scratch, route, tenant, request, keepAlive);
+                break;
+        }
+    }
+
+    private void single(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Route route, final ApiKeys.Tenant tenant,
+        final FullHttpRequest request, final boolean keepAlive)
+    {
+        final Command command = scratch.single;
+        final Problem problem = scratch.decoder.decode(route, tenant.id(),
+            request.headers().get(IDEMPOTENCY_KEY), scratch.match.pathId(), request.content(), command);
+        if (problem != null)
+        {
+            problem(ctx, scratch, problem, keepAlive);
+            return;
+        }
+        final long sequence;
+        try
+        {
+            sequence = ring.tryNext();
+        }
+        catch (final InsufficientCapacityException ex)
+        {
+            problem(ctx, scratch, OVERLOADED, keepAlive);
+            return;
+        }
+        try
+        {
+            final LedgerEvent event = ring.get(sequence).reset(EventKind.COMMAND);
+            event.command.copyFrom(command);
+            event.channel = ctx.channel();
+            event.keepAlive = keepAlive;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
+    private void batch(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final ByteBuf body,
+        final boolean keepAlive)
+    {
+        final Problem problem = scratch.decoder.decodeBatch(tenant.id(), body, scratch.batch);
+        if (problem != null)
+        {
+            problem(ctx, scratch, problem, keepAlive);
+            return;
+        }
+        final int size = scratch.decoder.batchSize();
+        final long last;
+        try
+        {
+            // One claim for the whole batch: its operations sit in consecutive slots, never interleaved.
+            last = ring.tryNext(size);
+        }
+        catch (final InsufficientCapacityException ex)
+        {
+            problem(ctx, scratch, OVERLOADED, keepAlive);
+            return;
+        }
+        final long first = last - (size - 1);
+        try
+        {
+            for (int position = 0; position < size; position++)
+            {
+                final LedgerEvent event = ring.get(first + position).reset(EventKind.COMMAND);
+                event.command.copyFrom(scratch.batch[position]);
+                event.channel = ctx.channel();
+                event.keepAlive = keepAlive;
+            }
+        }
+        finally
+        {
+            ring.publish(first, last);
+        }
+    }
+
+    private void readAccount(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        final long accountId = ResourceId.parseAccountId(scratch.match.pathId());
+        if (accountId == ResourceId.INVALID_ACCOUNT_ID)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive);
+    }
+
+    private void readTransfer(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        if (!scratch.resourceId.parse(scratch.match.pathId(), Uuid7.KIND_TRANSFER))
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such transfer."), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_TRANSFER, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(), keepAlive);
+    }
+
+    /** Reads go through the ring too: the business thread owns the state, and per-connection order is kept. */
+    private void publishRead(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final EventKind kind, final ApiKeys.Tenant tenant,
+        final long accountId, final long idHi, final long idLo, final boolean keepAlive)
+    {
+        final long sequence;
+        try
+        {
+            sequence = ring.tryNext();
+        }
+        catch (final InsufficientCapacityException ex)
+        {
+            problem(ctx, scratch, OVERLOADED, keepAlive);
+            return;
+        }
+        try
+        {
+            final LedgerEvent event = ring.get(sequence).reset(kind);
+            event.command.tenantId = tenant.id();
+            event.command.targetIdHi = idHi;
+            event.command.targetIdLo = idLo;
+            event.readAccountId = accountId;
+            event.channel = ctx.channel();
+            event.keepAlive = keepAlive;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
+    private void answerMalformed(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Throwable cause)
+    {
+        final Problem problem;
+        if (cause instanceof TooLongHttpLineException)
+        {
+            problem = new Problem(ProblemType.REQUEST_LINE_TOO_LONG, "The request line is too long.");
+        }
+        else if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongFrameException)
+        {
+            problem = new Problem(ProblemType.HEADERS_TOO_LARGE, "The request headers are too large.");
+        }
+        else
+        {
+            problem = new Problem(ProblemType.INVALID_REQUEST, "The HTTP request could not be parsed.");
+        }
+        // The connection is in an unknown state after a framing error: answer, then close it.
+        final ByteBuf body = ctx.alloc().buffer(256);
+        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(problem, body), body, false);
+    }
+
+    private static void problem(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Problem problem, final boolean keepAlive)
+    {
+        final ByteBuf body = ctx.alloc().buffer(256);
+        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(problem, body), body, keepAlive);
+    }
+
+    private static void text(final ChannelHandlerContext ctx, final int status, final String contentType, final String text, final boolean keepAlive)
+    {
+        HttpReplies.write(ctx.channel(), status, contentType, Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), keepAlive, false, 0);
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx) throws Exception
+    {
+        ctx.read();
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event) throws Exception
+    {
+        if (event instanceof IdleStateEvent)
+        {
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        ctx.close();
+    }
+}

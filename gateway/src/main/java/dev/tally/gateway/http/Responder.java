@@ -1,0 +1,105 @@
+package dev.tally.gateway.http;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.RingBuffer;
+import dev.tally.gateway.api.Problem;
+import dev.tally.gateway.api.ProblemType;
+import dev.tally.gateway.api.RenderedResponse;
+import dev.tally.gateway.api.ResponseRenderer;
+import dev.tally.gateway.pipeline.EventKind;
+import dev.tally.gateway.pipeline.LedgerEvent;
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.result.Result;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+/**
+ * Stage 3: renders each reply from the stored result and the request's payload (so an idempotent
+ * replay is byte-identical) and writes it to the connection that asked. Runs after the business thread,
+ * which runs after the journaler: a reply never leaves before its command is journaled.
+ *
+ * <p>A batch occupies consecutive slots; it is answered once, at its last slot, from all of them.
+ */
+public final class Responder implements EventHandler<LedgerEvent>
+{
+    private static final Problem HALTED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The ledger stopped taking writes after an internal failure; the command was not applied.");
+    private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
+    private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND,
+        "No such transfer in memory (older transfers are served from PostgreSQL once persistence is enabled).");
+
+    private final ResponseRenderer renderer = new ResponseRenderer();
+    private final Command[] batchCommands = new Command[LedgerLimits.BATCH_OPERATIONS_MAX];
+    private final Result[] batchResults = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
+    private final RingBuffer<LedgerEvent> ring;
+
+    /** @param ring the ring the batch slots are read back from. */
+    public Responder(final RingBuffer<LedgerEvent> ring)
+    {
+        this.ring = ring;
+    }
+
+    @Override
+    public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
+    {
+        final Channel channel = event.channel;
+        if (channel == null)
+        {
+            return;
+        }
+        if (event.kind == EventKind.COMMAND && !event.command.isLastOfBatch())
+        {
+            return;
+        }
+        final ByteBuf body = channel.alloc().buffer(256);
+        final RenderedResponse rendered;
+        switch (event.kind)
+        {
+            case READ_ACCOUNT:
+                rendered = event.accountView.found ? renderer.renderAccount(event.accountView, body) :
+                    renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
+                break;
+            case READ_TRANSFER:
+                rendered = event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
+                    renderer.renderProblem(TRANSFER_NOT_FOUND, body);
+                break;
+            case COMMAND:
+            default:
+                rendered = renderCommand(event, sequence, body);
+                break;
+        }
+        HttpReplies.write(channel, rendered, body, event.keepAlive);
+        clearReplyFields(event, sequence);
+    }
+
+    private RenderedResponse renderCommand(final LedgerEvent last, final long sequence, final ByteBuf body)
+    {
+        final int size = last.command.batchSize;
+        if (size == 1)
+        {
+            return last.journalFailed ? renderer.renderProblem(HALTED, body) : renderer.render(last.command, last.result, body);
+        }
+        final long first = sequence - (size - 1);
+        for (int position = 0; position < size; position++)
+        {
+            final LedgerEvent slot = ring.get(first + position);
+            if (slot.journalFailed)
+            {
+                return renderer.renderProblem(HALTED, body);
+            }
+            batchCommands[position] = slot.command;
+            batchResults[position] = slot.result;
+        }
+        return renderer.renderBatch(batchCommands, batchResults, size, body);
+    }
+
+    private void clearReplyFields(final LedgerEvent last, final long sequence)
+    {
+        final int size = last.kind == EventKind.COMMAND ? last.command.batchSize : 1;
+        for (long s = sequence - (size - 1); s <= sequence; s++)
+        {
+            ring.get(s).channel = null;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.tally.gateway.pipeline;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.RingBuffer;
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.command.Command;
+
+/**
+ * Stage 2, THE business-logic thread: applies journaled commands to the {@link Ledger} and answers
+ * reads from memory. Deterministic (it reads nothing but the journaled command) and allocation-free.
+ *
+ * <p>A batch occupies consecutive slots; results of an atomic batch are final only after its last
+ * operation, so they are copied back into every slot of the batch at that point. The responder only
+ * replies on a batch's last slot, after this handler's sequence has passed it.
+ */
+final class BusinessHandler implements EventHandler<LedgerEvent>
+{
+    private final Ledger ledger;
+    private final RingBuffer<LedgerEvent> ring;
+    private final PipelineHealth health;
+    private final UnitListener unitListener;
+
+    BusinessHandler(final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener)
+    {
+        this.ledger = ledger;
+        this.ring = ring;
+        this.health = health;
+        this.unitListener = unitListener;
+    }
+
+    @Override
+    public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
+    {
+        switch (event.kind)
+        {
+            case COMMAND:
+                applyCommand(event, sequence);
+                break;
+            case READ_ACCOUNT:
+                ledger.readAccount(event.readAccountId, event.command.tenantId, event.accountView);
+                break;
+            case READ_TRANSFER:
+                ledger.readTransfer(event.command.targetIdHi, event.command.targetIdLo, event.command.tenantId, event.transferView);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void applyCommand(final LedgerEvent event, final long sequence)
+    {
+        final Command command = event.command;
+        if (event.journalFailed || health.isHalted())
+        {
+            event.result.clear();
+            event.journalFailed = true;
+            return;
+        }
+        try
+        {
+            ledger.apply(command);
+        }
+        catch (final RuntimeException ex)
+        {
+            // An invariant violation or a bug: stop rather than build on a state we cannot trust.
+            health.halt("business thread failed at journal index " + command.journalIndex, ex);
+            event.journalFailed = true;
+            return;
+        }
+        if (ledger.isUnitComplete())
+        {
+            unitListener.onUnit(ledger, command);
+        }
+        if (command.isLastOfBatch())
+        {
+            final int size = command.batchSize;
+            final long first = sequence - (size - 1);
+            for (int position = 0; position < size; position++)
+            {
+                ring.get(first + position).result.copyFrom(ledger.result(position));
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package dev.tally.gateway.pipeline;
+
+/** What a ring slot carries. Only {@link #COMMAND} is journaled. */
+public enum EventKind
+{
+    /** A state-changing command (or one operation of a batch, or a tick): journaled, then applied. */
+    COMMAND,
+    /** A read of one account, answered by the business thread from memory. Not journaled. */
+    READ_ACCOUNT,
+    /** A read of one transfer, answered by the business thread from memory. Not journaled. */
+    READ_TRANSFER
+}

@@ -1,0 +1,49 @@
+package dev.tally.gateway.pipeline;
+
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.query.TransferView;
+import dev.tally.ledger.result.Result;
+import io.netty.channel.Channel;
+
+/**
+ * One pre-allocated slot of the input ring. Each field has one writer, in pipeline order:
+ *
+ * <pre>
+ *  field                 written by             read by
+ *  kind, command (body)  gateway I/O thread     journaler, business thread, responder
+ *  command index/time    journaler              business thread, responder
+ *  result, views         business thread        responder
+ *  channel, keepAlive    gateway I/O thread     responder
+ * </pre>
+ *
+ * The responder clears the reply fields at the end of the chain so the slot holds no reference to a
+ * closed connection.
+ */
+public final class LedgerEvent
+{
+    public EventKind kind = EventKind.COMMAND;
+    public final Command command = new Command();
+    public final Result result = new Result();
+    public final AccountView accountView = new AccountView();
+    public final TransferView transferView = new TransferView();
+    /** READ_ACCOUNT: the account; READ_TRANSFER: the id halves in command.targetIdHi/Lo. */
+    public long readAccountId;
+    /** Where the reply goes; null for commands nobody waits for (ticks). */
+    public Channel channel;
+    public boolean keepAlive;
+    /** Set by the journaler when the command could not be journaled: it must not be applied. */
+    public boolean journalFailed;
+
+    /** Prepares the slot for a new publication (gateway side). */
+    public LedgerEvent reset(final EventKind kind)
+    {
+        this.kind = kind;
+        command.clear();
+        readAccountId = 0;
+        channel = null;
+        keepAlive = true;
+        journalFailed = false;
+        return this;
+    }
+}

@@ -1,0 +1,164 @@
+package dev.tally.gateway.pipeline;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.ExceptionHandler;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import dev.tally.journal.Journal;
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.Ledger;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * The whole Disruptor graph, built in one place.
+ *
+ * <pre>
+ *   Netty I/O threads ──publish──► ┌──────────── input ring (pre-allocated LedgerEvent slots) ────────────┐
+ *   tick publisher   ──publish──►  │                                                                      │
+ *                                  └──► (1) journaler ──► (2) business thread ──► (3) responder ──► HTTP
+ *                                       stamp index+time    Ledger.apply(cmd)        render reply,
+ *                                       append, flush/      reads from memory        write to channel
+ *                                       force per batch     unit effects ──► listener (persistence)
+ * </pre>
+ *
+ * Stages run in sequence on the same slots: the business thread never sees a command the journaler
+ * has not appended (and forced, in {@code sync}), and the responder never replies before the business
+ * thread has applied it. One thread per stage; every stage batches on {@code endOfBatch}.
+ */
+public final class LedgerPipeline implements AutoCloseable
+{
+    /** Slots in the input ring: a power of two, at least twice the largest batch so a batch always fits. */
+    public static final int RING_SIZE_DEFAULT = 16_384;
+
+    private final Disruptor<LedgerEvent> disruptor;
+    private final RingBuffer<LedgerEvent> ring;
+    private final PipelineHealth health;
+    private final TickPublisher ticker;
+
+    /**
+     * Builds and starts the pipeline.
+     *
+     * @param ledger       the state machine, already caught up with the journal.
+     * @param journal      the open journal.
+     * @param responder    builds stage 3 (renders and writes replies) over the ring.
+     * @param unitListener receives each completed unit's effects on the business thread.
+     * @param config       ring size, wait strategy, tick interval.
+     * @param health       shared halt/ready flags.
+     */
+    public LedgerPipeline(
+        final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
+        final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health)
+    {
+        config.validate();
+        this.health = health;
+
+        // 1. The ring: multi-producer (every Netty I/O thread and the ticker publish), pre-allocated slots.
+        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI,
+            config.waitStrategy().create());
+        ring = disruptor.getRingBuffer();
+
+        // 2. Any exception escaping a stage halts writes instead of skipping the event.
+        disruptor.setDefaultExceptionHandler(new HaltingExceptionHandler(health));
+
+        // 3. journaler -> business thread -> responder, each gated on the one before.
+        disruptor
+            .handleEventsWith(new JournalHandler(journal, health))
+            .then(new BusinessHandler(ledger, ring, health, unitListener))
+            .then(responder.apply(ring));
+
+        // 4. Start the threads, then the ticks that drive journaled time.
+        disruptor.start();
+        ticker = new TickPublisher(ring, health, config.tickIntervalMs());
+    }
+
+    /** @return the ring the gateway publishes into. */
+    public RingBuffer<LedgerEvent> ring()
+    {
+        return ring;
+    }
+
+    public PipelineHealth health()
+    {
+        return health;
+    }
+
+    /** Stops the ticks, lets every published event through the stages, then stops the threads. */
+    @Override
+    public void close()
+    {
+        ticker.close();
+        disruptor.shutdown();
+    }
+
+    /** Sizes and timings of the pipeline, validated once at startup. */
+    public record PipelineConfig(int ringSize, WaitStrategyName waitStrategy, long tickIntervalMs)
+    {
+        public static PipelineConfig defaults()
+        {
+            return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.BLOCKING, 1_000);
+        }
+
+        void validate()
+        {
+            if (Integer.bitCount(ringSize) != 1)
+            {
+                throw new IllegalArgumentException("ring size must be a power of two, was " + ringSize);
+            }
+            if (ringSize < 2 * LedgerLimits.BATCH_OPERATIONS_MAX)
+            {
+                throw new IllegalArgumentException(
+                    "ring size " + ringSize + " must be at least twice the largest batch (" + LedgerLimits.BATCH_OPERATIONS_MAX + ")");
+            }
+            if (tickIntervalMs < 1 || tickIntervalMs > 60_000)
+            {
+                throw new IllegalArgumentException("tick interval must be 1..60000 ms, was " + tickIntervalMs);
+            }
+        }
+    }
+
+    private static final class StageThreads implements ThreadFactory
+    {
+        private static final String[] NAMES = {"tally-journaler", "tally-business", "tally-responder"};
+        private final AtomicInteger created = new AtomicInteger();
+
+        @Override
+        public Thread newThread(final Runnable runnable)
+        {
+            final int n = created.getAndIncrement();
+            final Thread thread = new Thread(runnable, n < NAMES.length ? NAMES[n] : "tally-stage-" + n);
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+
+    private static final class HaltingExceptionHandler implements ExceptionHandler<LedgerEvent>
+    {
+        private final PipelineHealth health;
+
+        HaltingExceptionHandler(final PipelineHealth health)
+        {
+            this.health = health;
+        }
+
+        @Override
+        public void handleEventException(final Throwable ex, final long sequence, final LedgerEvent event)
+        {
+            health.halt("stage failed at ring sequence " + sequence, ex);
+        }
+
+        @Override
+        public void handleOnStartException(final Throwable ex)
+        {
+            health.halt("stage failed to start", ex);
+        }
+
+        @Override
+        public void handleOnShutdownException(final Throwable ex)
+        {
+            health.halt("stage failed to stop", ex);
+        }
+    }
+}

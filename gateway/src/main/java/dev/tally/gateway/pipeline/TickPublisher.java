@@ -1,0 +1,63 @@
+package dev.tally.gateway.pipeline;
+
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import dev.tally.ledger.command.CommandType;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Publishes a TICK command at a fixed interval. Ticks are journaled like any command, so hold expiry
+ * and key retention advance with journaled time and replay expires exactly the same things at exactly
+ * the same place. When the ring is full the tick is skipped: the next one carries later time anyway.
+ */
+final class TickPublisher implements AutoCloseable
+{
+    private final RingBuffer<LedgerEvent> ring;
+    private final PipelineHealth health;
+    private final ScheduledExecutorService scheduler;
+
+    TickPublisher(final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final long intervalMs)
+    {
+        this.ring = ring;
+        this.health = health;
+        scheduler = Executors.newSingleThreadScheduledExecutor(runnable ->
+        {
+            final Thread thread = new Thread(runnable, "tally-ticker");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleAtFixedRate(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void tick()
+    {
+        if (health.isHalted())
+        {
+            return;
+        }
+        try
+        {
+            final long sequence = ring.tryNext();
+            try
+            {
+                ring.get(sequence).reset(EventKind.COMMAND).command.type = CommandType.TICK;
+            }
+            finally
+            {
+                ring.publish(sequence);
+            }
+        }
+        catch (final InsufficientCapacityException ex)
+        {
+            // The ring is full of real work; time will advance with the next tick.
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.tally.gateway.server;
+
+import dev.tally.gateway.http.ApiKeys;
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.pipeline.LedgerPipeline;
+import dev.tally.journal.Durability;
+import dev.tally.ledger.LedgerConfig;
+import java.nio.file.Path;
+
+/**
+ * Everything {@code tally serve} needs, validated before anything starts.
+ *
+ * @param host       address to bind; loopback by default.
+ * @param port       port; 0 picks a free one.
+ * @param dataDir    folder holding the journal (and later snapshots and the embedded database).
+ * @param durability {@code async} or {@code sync}: see docs/JOURNAL.md.
+ * @param apiKeys    tenants and their keys.
+ * @param ioThreads  Netty worker threads.
+ * @param ledger     ledger capacities and retention windows.
+ * @param pipeline   ring size, wait strategy, tick interval.
+ * @param http       HTTP limits.
+ */
+public record ServerConfig(
+    String host,
+    int port,
+    Path dataDir,
+    Durability durability,
+    ApiKeys apiKeys,
+    int ioThreads,
+    LedgerConfig ledger,
+    LedgerPipeline.PipelineConfig pipeline,
+    HttpLimits http)
+{
+    public ServerConfig
+    {
+        if (port < 0 || port > 65_535)
+        {
+            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+        }
+        if (apiKeys.size() == 0)
+        {
+            throw new IllegalArgumentException("at least one --api-key TENANT:KEY is required");
+        }
+        if (ioThreads < 1 || ioThreads > 64)
+        {
+            throw new IllegalArgumentException("io threads must be 1..64, was " + ioThreads);
+        }
+    }
+
+    /** @return where the journal lives. */
+    public Path journalDir()
+    {
+        return dataDir.resolve("journal");
+    }
+}

@@ -1,0 +1,69 @@
+package dev.tally.journal;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Forces a memory-mapped queue file to stable storage with {@code fdatasync(2)} on the whole file
+ * ({@link FileChannel#force(boolean) force(false)}).
+ *
+ * <p>Why the whole file rather than Chronicle's {@code appender.sync()}: under
+ * {@code SyncMode.SYNC} that call issues {@code msync(MS_SYNC)} over the data pages written since the
+ * previous sync of the <em>current</em> mapped chunk only. The queue header, the index pages (written
+ * earlier in the file) and the tail of the previous chunk are outside that range. {@code fdatasync}
+ * writes back every dirty page of the file, whoever dirtied it (a shared mapping dirties the same
+ * page cache), for the same measured cost. On a roll to a new cycle file the previous file is forced
+ * one last time and the directory is fsync'ed so the new file's name survives a power loss.
+ *
+ * <p>Allocates only when the file changes (once an hour).
+ */
+final class FileForcer implements AutoCloseable
+{
+    private File file;
+    private FileChannel channel;
+
+    /** Forces {@code current} (and, after a roll, the file before it) to disk. */
+    void force(final File current) throws IOException
+    {
+        if (current != file)
+        {
+            switchTo(current);
+        }
+        channel.force(false);
+    }
+
+    private void switchTo(final File current) throws IOException
+    {
+        if (null != channel)
+        {
+            channel.force(false);
+            channel.close();
+            channel = null;
+        }
+        channel = FileChannel.open(current.toPath(), StandardOpenOption.READ);
+        file = current;
+        forceDirectory(current.toPath().toAbsolutePath().getParent());
+    }
+
+    static void forceDirectory(final Path directory) throws IOException
+    {
+        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ))
+        {
+            dir.force(true);
+        }
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        if (null != channel)
+        {
+            channel.close();
+            channel = null;
+            file = null;
+        }
+    }
+}

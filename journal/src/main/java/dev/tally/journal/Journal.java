@@ -1,0 +1,312 @@
+package dev.tally.journal;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.command.Command;
+import net.openhft.chronicle.core.time.SystemTimeProvider;
+import net.openhft.chronicle.core.time.TimeProvider;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The source of truth: stamps each command with Tally's own gap-free index and monotonic journaled
+ * time, appends it to a Chronicle queue, and forces it to disk once per batch when the durability is
+ * {@link Durability#SYNC}.
+ *
+ * <pre>
+ *  journaler thread (one Disruptor handler)
+ *    for each event:   stampAndAppend(command, clockNs)   index = last + 1, time = max(clock, last time)
+ *    on endOfBatch:    endOfBatch()                       SYNC: one fdatasync for the whole batch
+ *    replies may leave for every index <= durableIndex()
+ * </pre>
+ *
+ * <p>On {@link #open(JournalConfig)} the tail is checked: the sequence continues after the last good
+ * record; a torn tail (unreadable records after it, e.g. from a power loss) is cut with a durable
+ * recovery marker and reported in {@link #recovery()}. A process crash (kill -9) leaves at most one
+ * unfinished Chronicle document, which Chronicle never shows to readers and overwrites on the next
+ * append, so every append that returned is kept.
+ *
+ * <p>Single-threaded: open it on any thread, then use it from one thread at a time (the journaler).
+ * {@link #stampAndAppend} and {@link #flush} allocate nothing in steady state.
+ */
+public final class Journal implements AutoCloseable
+{
+    static
+    {
+        JournalQueues.disableAnalytics();
+    }
+
+    private final JournalConfig config;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final JournalReader reader;
+    private final FileForcer forcer = new FileForcer();
+    private final CommandCodec codec = new CommandCodec();
+    private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
+    private final byte[] encodeBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
+    private final UnsafeBuffer encodeBuffer = new UnsafeBuffer(encodeBytes);
+    private final RecoveryReport recovery;
+
+    private long lastIndex;
+    private long lastTimestampNs;
+    private long durableIndex;
+    private boolean closed;
+
+    private Journal(final JournalConfig config, final SingleChronicleQueue queue)
+    {
+        this.config = config;
+        this.queue = queue;
+        this.appender = queue.createAppender();
+        this.reader = new JournalReader(queue, false);
+        this.recovery = recover();
+        lastIndex = recovery.tailScan().lastIndex();
+        lastTimestampNs = recovery.tailScan().lastTimestampNs();
+        durableIndex = lastIndex;
+        appender.singleThreadedCheckReset();
+    }
+
+    /**
+     * Opens (creating when absent) the journal in {@code config.directory()} and checks its tail.
+     *
+     * @throws JournalCorruptedException when the journal is broken before its tail, or when intact
+     *                                   records follow an unreadable one and
+     *                                   {@link JournalConfig#truncateAfterCorruption()} is off.
+     */
+    public static Journal open(final JournalConfig config)
+    {
+        return open(config, SystemTimeProvider.INSTANCE);
+    }
+
+    /** As {@link #open(JournalConfig)}, with the clock that decides when a cycle file rolls (tests). */
+    static Journal open(final JournalConfig config, final TimeProvider rollClock)
+    {
+        try
+        {
+            Files.createDirectories(config.directory());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        final SingleChronicleQueue queue = JournalQueues.openForAppend(config, rollClock);
+        try
+        {
+            return new Journal(config, queue);
+        }
+        catch (final RuntimeException ex)
+        {
+            queue.close();
+            throw ex;
+        }
+    }
+
+    /** Shorthand for {@code open(JournalConfig.of(directory, durability))}. */
+    public static Journal open(final Path directory, final Durability durability)
+    {
+        return open(JournalConfig.of(directory, durability));
+    }
+
+    /**
+     * Stamps {@code command} with the next journal index and {@code max(clockNs, lastTimestampNs())},
+     * then appends it. Under {@link Durability#ASYNC} the command is durable when this returns; under
+     * {@link Durability#SYNC} after the next {@link #flush()}.
+     *
+     * @param clockNs the journaler's wall clock in epoch nanoseconds; may go backwards.
+     * @return the journal index given to the command.
+     * @throws IllegalStateException    when the index space ({@link LedgerLimits#JOURNAL_INDEX_MAX}) is used up.
+     * @throws IllegalArgumentException when the command cannot be encoded (a bug upstream).
+     */
+    public long stampAndAppend(final Command command, final long clockNs)
+    {
+        final long index = lastIndex + 1;
+        if (index > LedgerLimits.JOURNAL_INDEX_MAX)
+        {
+            throw new IllegalStateException("journal index space exhausted at " + lastIndex);
+        }
+        command.journalIndex = index;
+        command.timestampNs = Math.max(clockNs, lastTimestampNs);
+        final int length = codec.encode(command, encodeBuffer, 0);
+        write(length);
+        lastIndex = index;
+        lastTimestampNs = command.timestampNs;
+        if (Durability.ASYNC == config.durability())
+        {
+            durableIndex = index;
+        }
+        return index;
+    }
+
+    /**
+     * Makes every command appended so far durable: under {@link Durability#SYNC} one
+     * {@code fdatasync(2)} of the queue file (nothing when nothing was appended since the last flush);
+     * under {@link Durability#ASYNC} nothing to do.
+     *
+     * @throws UncheckedIOException when the disk refuses; the journal can no longer promise anything.
+     */
+    public void flush()
+    {
+        if (durableIndex == lastIndex)
+        {
+            return;
+        }
+        force();
+        durableIndex = lastIndex;
+    }
+
+    /** The group-commit hook for the Disruptor handler's {@code endOfBatch}: same as {@link #flush()}. */
+    public void endOfBatch()
+    {
+        flush();
+    }
+
+    /** @return the index of the last command appended; 0 for an empty journal. */
+    public long lastIndex()
+    {
+        return lastIndex;
+    }
+
+    /** @return the journaled time of the last command appended; 0 for an empty journal. */
+    public long lastTimestampNs()
+    {
+        return lastTimestampNs;
+    }
+
+    /** @return the last index the durability mode promises to keep: replies up to it may leave. */
+    public long durableIndex()
+    {
+        return durableIndex;
+    }
+
+    public Durability durability()
+    {
+        return config.durability();
+    }
+
+    public Path directory()
+    {
+        return config.directory();
+    }
+
+    /** @return what opening found at the tail and did about it. */
+    public RecoveryReport recovery()
+    {
+        return recovery;
+    }
+
+    /** Replays the commands after {@code fromIndexExclusive}; see {@link JournalReader#replay}. */
+    public ReplayResult replay(final long fromIndexExclusive, final CommandConsumer consumer)
+    {
+        return reader.replay(fromIndexExclusive, consumer);
+    }
+
+    /** @return the cycle files, oldest first, for retention; see docs/JOURNAL.md. */
+    public List<JournalCycleFile> cycleFiles()
+    {
+        return reader.cycleFiles();
+    }
+
+    /** Flushes (under {@link Durability#SYNC}) and releases the queue. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            flush();
+        }
+        finally
+        {
+            try
+            {
+                forcer.close();
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+            finally
+            {
+                appender.close();
+                reader.close();
+                queue.close();
+            }
+        }
+    }
+
+    private RecoveryReport recover()
+    {
+        final ReplayResult tail = reader.scanTail(config.tailScanRecordCount());
+        if (ReplayStatus.COMPLETE == tail.status())
+        {
+            return new RecoveryReport(tail, false);
+        }
+        if (ReplayStatus.CORRUPT == tail.status())
+        {
+            final boolean cuttable = tail.tornTailValidRecordCount() > 0;
+            if (!cuttable)
+            {
+                throw new JournalCorruptedException("journal sequence is broken", tail);
+            }
+            if (!config.truncateAfterCorruption())
+            {
+                throw new JournalCorruptedException(
+                    "intact records follow an unreadable one (not a crash artefact); " +
+                    "refusing to cut them without truncateAfterCorruption", tail);
+            }
+        }
+        final int length = markerCodec.encode(
+            encodeBuffer, 0, tail.lastIndex(), tail.lastTimestampNs(), tail.tornTailRecordCount());
+        write(length);
+        forceToDisk();
+        return new RecoveryReport(tail, true);
+    }
+
+    private void write(final int length)
+    {
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            try
+            {
+                dc.wire().bytes().write(encodeBytes, 0, length);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                dc.rollbackOnClose();
+                throw ex;
+            }
+        }
+    }
+
+    private void force()
+    {
+        if (Durability.SYNC == config.durability())
+        {
+            forceToDisk();
+        }
+    }
+
+    private void forceToDisk()
+    {
+        final File file = appender.currentFile();
+        try
+        {
+            forcer.force(file);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot force journal file " + file + " to disk", ex);
+        }
+    }
+}

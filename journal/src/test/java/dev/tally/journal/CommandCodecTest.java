@@ -1,0 +1,195 @@
+package dev.tally.journal;
+
+import static dev.tally.journal.TestCommands.assertSameCommand;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class CommandCodecTest
+{
+    private final CommandCodec codec = new CommandCodec();
+    private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[CommandCodec.ENCODED_LENGTH_MAX + 16]);
+
+    @ParameterizedTest
+    @EnumSource(CommandType.class)
+    void shouldRoundTripEveryCommandType(final CommandType type)
+    {
+        final Command original = TestCommands.random(type, new Random(type.code()));
+
+        final int length = codec.encode(original, buffer, 3);
+        final Command decoded = new Command();
+
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 3, length, decoded));
+        assertSameCommand(original, decoded);
+    }
+
+    @Test
+    void shouldLayFieldsOutLittleEndianAtDocumentedOffsets()
+    {
+        final Command command = TestCommands.transfer(7, "inv-45982");
+        command.journalIndex = 0x0102030405060708L;
+        command.batchSize = 3;
+
+        final int length = codec.encode(command, buffer, 0);
+        final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
+
+        assertEquals(CommandCodec.FIXED_LENGTH + 9, length);
+        assertEquals(162, CommandCodec.FIXED_LENGTH);
+        assertEquals(CommandCodec.VERSION, bytes.get(0));
+        assertEquals(CommandType.TRANSFER.code(), bytes.get(1));
+        assertEquals(length, bytes.getShort(2));
+        assertEquals(3, bytes.getInt(4));
+        assertEquals(0x0102030405060708L, bytes.getLong(8));
+        assertEquals(9, bytes.get(157));
+        assertEquals('i', bytes.get(158));
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.byteArray(), 0, length - 4);
+        assertEquals((int)crc.getValue(), bytes.getInt(length - 4));
+    }
+
+    @Test
+    void shouldWriteOnlyReferenceLengthBytesOfTheReference()
+    {
+        final Command command = TestCommands.transfer(1, "x");
+        command.reference[1] = 'y';
+
+        assertEquals(CommandCodec.ENCODED_LENGTH_MIN + 1, codec.encode(command, buffer, 0));
+        command.referenceLength = 0;
+        assertEquals(CommandCodec.ENCODED_LENGTH_MIN, codec.encode(command, buffer, 0));
+        command.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX;
+        assertEquals(CommandCodec.ENCODED_LENGTH_MAX, codec.encode(command, buffer, 0));
+    }
+
+    @Test
+    void shouldRejectUnknownVersion()
+    {
+        final int length = codec.encode(TestCommands.transfer(2, "ref"), buffer, 0);
+        buffer.putByte(0, (byte)(CommandCodec.VERSION + 1));
+        resealChecksum(length);
+
+        assertEquals(DecodeStatus.UNKNOWN_VERSION, codec.decode(buffer, 0, length, new Command()));
+    }
+
+    @Test
+    void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse()
+    {
+        final int length = codec.encode(TestCommands.transfer(3, "bitflip"), buffer, 0);
+        final Command decoded = new Command();
+        for (int offset = 0; offset < length; offset++)
+        {
+            for (int bit = 0; bit < 8; bit++)
+            {
+                final byte original = buffer.getByte(offset);
+                buffer.putByte(offset, (byte)(original ^ (1 << bit)));
+
+                final DecodeStatus status = codec.decode(buffer, 0, length, decoded);
+
+                assertNotEquals(DecodeStatus.OK, status, "flip of bit " + bit + " at offset " + offset);
+                buffer.putByte(offset, original);
+            }
+        }
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));
+    }
+
+    @Test
+    void shouldRejectTruncatedRecord()
+    {
+        final int length = codec.encode(TestCommands.transfer(4, "truncated"), buffer, 0);
+
+        assertEquals(DecodeStatus.TRUNCATED, codec.decode(buffer, 0, length - 1, new Command()));
+        assertEquals(DecodeStatus.TRUNCATED, codec.decode(buffer, 0, 3, new Command()));
+    }
+
+    @Test
+    void shouldRejectUnknownTypeEvenWithGoodChecksum()
+    {
+        final int length = codec.encode(TestCommands.transfer(5, "type"), buffer, 0);
+        buffer.putByte(1, (byte)15);
+        resealChecksum(length);
+
+        assertEquals(DecodeStatus.UNKNOWN_TYPE, codec.decode(buffer, 0, length, new Command()));
+    }
+
+    @Test
+    void shouldRejectReferenceLengthThatDisagreesWithRecordLength()
+    {
+        final int length = codec.encode(TestCommands.transfer(6, "abc"), buffer, 0);
+        buffer.putByte(CommandCodec.REFERENCE_LENGTH_OFFSET, (byte)2);
+        resealChecksum(length);
+
+        assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()));
+    }
+
+    @Test
+    void shouldDecodeFromOffHeapBuffer()
+    {
+        final UnsafeBuffer direct = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
+        final Command original = TestCommands.random(CommandType.CREATE_ACCOUNT, new Random(11));
+
+        final int length = codec.encode(original, direct, 100);
+        final Command decoded = new Command();
+
+        assertEquals(DecodeStatus.OK, codec.decode(direct, 100, length, decoded));
+        assertSameCommand(original, decoded);
+        direct.putByte(130, (byte)(direct.getByte(130) ^ 1));
+        assertEquals(DecodeStatus.BAD_CHECKSUM, codec.decode(direct, 100, length, decoded));
+    }
+
+    @Test
+    void shouldRefuseToEncodeWhatCannotBeDecoded()
+    {
+        final Command noType = TestCommands.transfer(8, "t");
+        noType.type = null;
+        final Command longReference = TestCommands.transfer(8, "t");
+        longReference.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX + 1;
+
+        assertThrows(IllegalArgumentException.class, () -> codec.encode(noType, buffer, 0));
+        assertThrows(IllegalArgumentException.class, () -> codec.encode(longReference, buffer, 0));
+        assertThrows(IllegalArgumentException.class,
+            () -> codec.encode(TestCommands.transfer(8, "t"), new UnsafeBuffer(new byte[100]), 0));
+    }
+
+    @Test
+    void shouldNotAllocateWhenEncodingAndDecoding()
+    {
+        final Command original = TestCommands.transfer(9, "no-garbage");
+        final Command decoded = new Command();
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 20_000; i++)
+        {
+            codec.decode(buffer, 0, codec.encode(original, buffer, 0), decoded);
+        }
+
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++)
+        {
+            codec.decode(buffer, 0, codec.encode(original, buffer, 0), decoded);
+        }
+        final long allocatedBytes = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertTrue(allocatedBytes < 1024, "allocated " + allocatedBytes + " bytes for 100,000 round trips");
+    }
+
+    private void resealChecksum(final int length)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.byteArray(), 0, length - 4);
+        buffer.putInt(length - 4, (int)crc.getValue(), ByteOrder.LITTLE_ENDIAN);
+    }
+}

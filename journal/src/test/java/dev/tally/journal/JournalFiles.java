@@ -1,0 +1,95 @@
+package dev.tally.journal;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/** Damages journal files on disk the way crashes and failing disks do. */
+final class JournalFiles
+{
+    /** Queue data sits near the start of a cycle file: header, index, then documents. */
+    private static final int SEARCH_LENGTH_MAX_BYTES = 16 << 20;
+
+    private JournalFiles()
+    {
+    }
+
+    /** Flips every bit of the first byte of the last occurrence of {@code text} in the cycle files. */
+    static void corruptLastOccurrence(final Path directory, final String text) throws IOException
+    {
+        final byte[] pattern = text.getBytes(StandardCharsets.US_ASCII);
+        for (final Path file : cycleFiles(directory))
+        {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                final int length = (int)Math.min(channel.size(), SEARCH_LENGTH_MAX_BYTES);
+                final ByteBuffer bytes = ByteBuffer.allocate(length);
+                channel.read(bytes, 0);
+                final int at = lastIndexOf(bytes.array(), length, pattern);
+                if (at >= 0)
+                {
+                    channel.write(ByteBuffer.wrap(new byte[]{(byte)~pattern[0]}), at);
+                    channel.force(true);
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("'" + text + "' not found in " + directory);
+    }
+
+    /** Appends one document holding {@code length} raw bytes, as a foreign or broken writer would. */
+    static void appendRawDocument(final Path directory, final byte[] bytes, final int length)
+    {
+        try (SingleChronicleQueue queue = JournalQueues.openForAppend(JournalConfig.of(directory, Durability.ASYNC));
+            ExcerptAppender appender = queue.createAppender())
+        {
+            try (DocumentContext dc = appender.writingDocument())
+            {
+                dc.wire().bytes().write(bytes, 0, length);
+            }
+        }
+    }
+
+    static List<Path> cycleFiles(final Path directory) throws IOException
+    {
+        try (Stream<Path> files = Files.list(directory))
+        {
+            final List<Path> cycleFiles = files
+                .filter(path -> path.getFileName().toString().endsWith(".cq4"))
+                .sorted()
+                .collect(Collectors.toList());
+            assertTrue(!cycleFiles.isEmpty(), "no cycle file in " + directory);
+            return cycleFiles;
+        }
+    }
+
+    private static int lastIndexOf(final byte[] haystack, final int length, final byte[] needle)
+    {
+        for (int i = length - needle.length; i >= 0; i--)
+        {
+            int j = 0;
+            while (j < needle.length && haystack[i + j] == needle[j])
+            {
+                j++;
+            }
+            if (j == needle.length)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

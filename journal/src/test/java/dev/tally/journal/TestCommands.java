@@ -1,0 +1,113 @@
+package dev.tally.journal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+
+/** Builds commands with every field set, and compares them field by field. */
+final class TestCommands
+{
+    private TestCommands()
+    {
+    }
+
+    /** A command of {@code type} whose every field is set from {@code random} (any value the field can hold). */
+    static Command random(final CommandType type, final Random random)
+    {
+        final Command command = new Command();
+        command.type = type;
+        command.journalIndex = random.nextLong();
+        command.timestampNs = random.nextLong();
+        command.tenantId = random.nextLong();
+        command.keyHi = random.nextLong();
+        command.keyLo = random.nextLong();
+        command.fingerprintHi = random.nextLong();
+        command.fingerprintLo = random.nextLong();
+        command.batchSize = random.nextInt();
+        command.batchPosition = random.nextInt();
+        command.atomic = random.nextBoolean();
+        command.accountId = random.nextLong();
+        command.debitAccountId = random.nextLong();
+        command.creditAccountId = random.nextLong();
+        command.amountMinor = random.nextLong();
+        command.currency = random.nextInt();
+        command.subBalances = random.nextInt();
+        command.debitsMustNotExceedCredits = random.nextBoolean();
+        command.overdraftLimitMinor = random.nextLong();
+        command.targetIdHi = random.nextLong();
+        command.targetIdLo = random.nextLong();
+        command.holdTimeoutMs = random.nextLong();
+        command.referenceHi = random.nextLong();
+        command.referenceLo = random.nextLong();
+        command.referenceLength = random.nextInt(LedgerLimits.REFERENCE_LENGTH_MAX + 1);
+        for (int i = 0; i < command.referenceLength; i++)
+        {
+            command.reference[i] = (byte)(0x21 + random.nextInt(0x7E - 0x21 + 1));
+        }
+        return command;
+    }
+
+    /** A plausible transfer carrying {@code reference} as its reference text. */
+    static Command transfer(final long seed, final String reference)
+    {
+        final Command command = random(CommandType.TRANSFER, new Random(seed));
+        final byte[] bytes = reference.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(bytes, 0, command.reference, 0, bytes.length);
+        command.referenceLength = bytes.length;
+        command.batchSize = 1;
+        command.batchPosition = 0;
+        return command;
+    }
+
+    /** A command of a type chosen by {@code seed}, for mixed streams. */
+    static Command mixed(final long seed)
+    {
+        final CommandType[] types = CommandType.values();
+        return random(types[(int)Math.floorMod(seed, (long)types.length)], new Random(seed));
+    }
+
+    static String referenceText(final Command command)
+    {
+        return new String(command.reference, 0, command.referenceLength, StandardCharsets.US_ASCII);
+    }
+
+    static void assertSameCommand(final Command expected, final Command actual)
+    {
+        assertEquals(expected.type, actual.type, "type");
+        assertEquals(expected.journalIndex, actual.journalIndex, "journalIndex");
+        assertEquals(expected.timestampNs, actual.timestampNs, "timestampNs");
+        assertEquals(expected.tenantId, actual.tenantId, "tenantId");
+        assertEquals(expected.keyHi, actual.keyHi, "keyHi");
+        assertEquals(expected.keyLo, actual.keyLo, "keyLo");
+        assertEquals(expected.fingerprintHi, actual.fingerprintHi, "fingerprintHi");
+        assertEquals(expected.fingerprintLo, actual.fingerprintLo, "fingerprintLo");
+        assertEquals(expected.batchSize, actual.batchSize, "batchSize");
+        assertEquals(expected.batchPosition, actual.batchPosition, "batchPosition");
+        assertEquals(expected.atomic, actual.atomic, "atomic");
+        assertEquals(expected.accountId, actual.accountId, "accountId");
+        assertEquals(expected.debitAccountId, actual.debitAccountId, "debitAccountId");
+        assertEquals(expected.creditAccountId, actual.creditAccountId, "creditAccountId");
+        assertEquals(expected.amountMinor, actual.amountMinor, "amountMinor");
+        assertEquals(expected.currency, actual.currency, "currency");
+        assertEquals(expected.subBalances, actual.subBalances, "subBalances");
+        assertEquals(expected.debitsMustNotExceedCredits, actual.debitsMustNotExceedCredits, "debitsMustNotExceedCredits");
+        assertEquals(expected.overdraftLimitMinor, actual.overdraftLimitMinor, "overdraftLimitMinor");
+        assertEquals(expected.targetIdHi, actual.targetIdHi, "targetIdHi");
+        assertEquals(expected.targetIdLo, actual.targetIdLo, "targetIdLo");
+        assertEquals(expected.holdTimeoutMs, actual.holdTimeoutMs, "holdTimeoutMs");
+        assertEquals(expected.referenceHi, actual.referenceHi, "referenceHi");
+        assertEquals(expected.referenceLo, actual.referenceLo, "referenceLo");
+        assertEquals(expected.referenceLength, actual.referenceLength, "referenceLength");
+        assertArrayEquals(
+            Arrays.copyOf(expected.reference, expected.referenceLength),
+            Arrays.copyOf(actual.reference, actual.referenceLength),
+            "reference");
+    }
+}

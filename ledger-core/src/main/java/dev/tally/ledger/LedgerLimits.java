@@ -1,0 +1,30 @@
+package dev.tally.ledger;
+
+/**
+ * Hard limits of the domain, fixed at compile time. Configurable capacities live in
+ * {@link LedgerConfig}; these are the shapes the wire format and the tables are built around.
+ */
+public final class LedgerLimits
+{
+    /** Sub-balances of one account: 1 for an ordinary account, up to 64 for a hot one. */
+    public static final int SUB_BALANCES_MAX = 64;
+    /** Operations in one {@code POST /v1/batch}. */
+    public static final int BATCH_OPERATIONS_MAX = 8_190;
+    /** Bytes of a transfer reference (visible ASCII). */
+    public static final int REFERENCE_LENGTH_MAX = 64;
+    /** Bytes of an idempotency key (visible ASCII), as the spec allows. */
+    public static final int IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+    /** Journal indexes fit in 48 bits so that they fit inside a UUIDv7 with room for the leg ordinal. */
+    public static final long JOURNAL_INDEX_MAX = (1L << 48) - 1;
+    /** Ledger legs one command may produce: one per sub-balance drawn plus the credit leg. */
+    public static final int LEGS_PER_COMMAND_MAX = SUB_BALANCES_MAX + 1;
+
+    /** Hold timeouts are bounded so that a deadline in nanoseconds cannot overflow: 366 days. */
+    public static final long HOLD_TIMEOUT_MAX_MS = 366L * 24 * 60 * 60 * 1000;
+    /** Overdraft limits are bounded so that the funds check {@code floor + amount} cannot overflow. */
+    public static final long OVERDRAFT_LIMIT_MAX_MINOR = 1L << 62;
+
+    private LedgerLimits()
+    {
+    }
+}

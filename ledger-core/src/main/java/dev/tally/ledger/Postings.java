@@ -1,0 +1,449 @@
+package dev.tally.ledger;
+
+import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.batch.UndoLog;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.effect.EffectLog;
+import dev.tally.ledger.effect.EventType;
+import dev.tally.ledger.hold.HoldTable;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.result.Result;
+import dev.tally.ledger.result.ResultCode;
+import dev.tally.ledger.transfer.ReferenceTable;
+import dev.tally.ledger.transfer.TransferKind;
+import dev.tally.ledger.transfer.TransferTable;
+
+/**
+ * The business rules of every money-moving command. Each method validates everything first and only
+ * then mutates, so a rejection changes nothing; on success it records ledger entries (which sum to
+ * zero) and outbox events in the {@link EffectLog}.
+ *
+ * <p>Runs on the business thread only. Allocation-free.
+ */
+final class Postings
+{
+    private static final long HOLD_TIMEOUT_MAX_MS = LedgerLimits.HOLD_TIMEOUT_MAX_MS;
+    private static final long OVERDRAFT_LIMIT_MAX_MINOR = LedgerLimits.OVERDRAFT_LIMIT_MAX_MINOR;
+
+    private final Accounts accounts;
+    private final TransferTable transfers;
+    private final ReferenceTable references;
+    private final HoldTable holds;
+    private final EffectLog effects;
+    private final UndoLog undo;
+    private int eventOrdinal;
+
+    Postings(
+        final Accounts accounts, final TransferTable transfers, final ReferenceTable references, final HoldTable holds,
+        final EffectLog effects, final UndoLog undo)
+    {
+        this.accounts = accounts;
+        this.transfers = transfers;
+        this.references = references;
+        this.holds = holds;
+        this.effects = effects;
+        this.undo = undo;
+    }
+
+    /** Starts a command: event ordinals restart at 0. */
+    void begin()
+    {
+        eventOrdinal = 0;
+    }
+
+    void createAccount(final Command c, final Result r)
+    {
+        r.accountA = c.accountId;
+        r.currency = c.currency;
+        if (c.accountId <= 0 || c.subBalances < 1 || c.subBalances > LedgerLimits.SUB_BALANCES_MAX ||
+            CurrencyCode.minorDigits(c.currency) < 0 || c.overdraftLimitMinor < 0 ||
+            c.overdraftLimitMinor > OVERDRAFT_LIMIT_MAX_MINOR ||
+            (c.overdraftLimitMinor > 0 && (!c.debitsMustNotExceedCredits || c.subBalances != 1)))
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (accounts.slotOf(c.accountId, c.tenantId) >= 0)
+        {
+            r.code = ResultCode.ACCOUNT_EXISTS;
+            return;
+        }
+        if (!accounts.hasRoomFor(c.subBalances))
+        {
+            r.code = ResultCode.CAPACITY_EXCEEDED;
+            return;
+        }
+        final int slot = accounts.add(
+            c.accountId, c.tenantId, c.currency, c.subBalances, c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
+        for (int i = 0; i < c.subBalances; i++)
+        {
+            effects.balance(c.journalIndex, c.accountId, i, 0, 0);
+        }
+        event(EventType.ACCOUNT_CREATED, c, c.accountId, c.accountId, 0, 0, c.currency, c.subBalances);
+    }
+
+    void transfer(final Command c, final Result r)
+    {
+        r.accountA = c.debitAccountId;
+        r.accountB = c.creditAccountId;
+        r.amountMinor = c.amountMinor;
+        r.currency = c.currency;
+        if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (c.debitAccountId == c.creditAccountId)
+        {
+            r.code = ResultCode.SAME_ACCOUNT;
+            return;
+        }
+        final int debitSlot = accounts.slotOf(c.debitAccountId, c.tenantId);
+        final int creditSlot = accounts.slotOf(c.creditAccountId, c.tenantId);
+        if (debitSlot < 0 || creditSlot < 0)
+        {
+            r.code = ResultCode.ACCOUNT_NOT_FOUND;
+            return;
+        }
+        if (accounts.currency(debitSlot) != c.currency || accounts.currency(creditSlot) != c.currency)
+        {
+            r.code = ResultCode.CURRENCY_MISMATCH;
+            return;
+        }
+        if (c.hasReference())
+        {
+            final long existing = references.find(c.referenceHi, c.referenceLo);
+            if (existing >= 0)
+            {
+                r.code = ResultCode.DUPLICATE_REFERENCE;
+                r.extra = existing;
+                r.extraTimestampNs = references.findTimestampNs(c.referenceHi, c.referenceLo);
+                return;
+            }
+            if (!references.hasRoom())
+            {
+                r.code = ResultCode.CAPACITY_EXCEEDED;
+                return;
+            }
+        }
+        final ResultCode funds = checkMove(debitSlot, creditSlot, c.amountMinor, c.journalIndex);
+        if (funds != ResultCode.OK)
+        {
+            r.code = funds;
+            return;
+        }
+        if (!transfers.hasRoom())
+        {
+            r.code = ResultCode.CAPACITY_EXCEEDED;
+            return;
+        }
+        move(debitSlot, creditSlot, c.amountMinor, c);
+        transfers.add(c.journalIndex, c.timestampNs, c.tenantId, c.debitAccountId, c.creditAccountId, c.amountMinor,
+            c.currency, TransferKind.TRANSFER, 0, 0, c.referenceHi, c.referenceLo, c.reference, c.referenceLength);
+        undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
+        if (c.hasReference())
+        {
+            references.add(c.referenceHi, c.referenceLo, c.journalIndex, c.timestampNs);
+            undo.record(UndoLog.REFERENCE_ADDED, 0, 0, 0);
+        }
+        event(EventType.TRANSFER_POSTED, c, c.journalIndex, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, 0);
+    }
+
+    void reverse(final Command c, final Result r)
+    {
+        final long originalIndex = Uuid7.journalIndex(c.targetIdHi, c.targetIdLo);
+        final int original = originalIndex < 0 ? -1 : transfers.find(originalIndex);
+        if (original < 0 || transfers.tenant(original) != c.tenantId ||
+            transfers.kind(original) == dev.tally.ledger.transfer.TransferKind.REVERSAL ||
+            Uuid7.hi(transfers.timestampNs(original), Uuid7.KIND_TRANSFER) != c.targetIdHi ||
+            Uuid7.lo(originalIndex, 0) != c.targetIdLo)
+        {
+            r.code = ResultCode.TRANSFER_NOT_FOUND;
+            return;
+        }
+        final long debitAccount = transfers.creditAccountId(original);
+        final long creditAccount = transfers.debitAccountId(original);
+        final long remaining = transfers.amount(original) - transfers.reversed(original);
+        final long requested = toMinor(c, transfers.currency(original));
+        final long amount = c.amountMinor == 0 ? remaining : requested;
+        r.accountA = debitAccount;
+        r.accountB = creditAccount;
+        r.amountMinor = amount;
+        r.currency = transfers.currency(original);
+        r.extra = originalIndex;
+        r.extraTimestampNs = transfers.timestampNs(original);
+        if (c.amountMinor < 0 || requested < 0)
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (c.currency != 0 && c.currency != r.currency)
+        {
+            // The client gave the amount in another currency's units: refuse rather than reinterpret it.
+            r.code = ResultCode.CURRENCY_MISMATCH;
+            return;
+        }
+        if (amount <= 0 || amount > remaining)
+        {
+            r.code = ResultCode.REVERSAL_EXCEEDS_REMAINING;
+            return;
+        }
+        final int debitSlot = accounts.slotOf(debitAccount, c.tenantId);
+        final int creditSlot = accounts.slotOf(creditAccount, c.tenantId);
+        final ResultCode funds = checkMove(debitSlot, creditSlot, amount, c.journalIndex);
+        if (funds != ResultCode.OK)
+        {
+            r.code = funds;
+            return;
+        }
+        if (!transfers.hasRoom())
+        {
+            r.code = ResultCode.CAPACITY_EXCEEDED;
+            return;
+        }
+        move(debitSlot, creditSlot, amount, c);
+        undo.record(UndoLog.TRANSFER_REVERSED, original, transfers.reversed(original), 0);
+        transfers.setReversed(original, transfers.reversed(original) + amount);
+        transfers.add(c.journalIndex, c.timestampNs, c.tenantId, debitAccount, creditAccount, amount, r.currency,
+            TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0);
+        undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
+        event(EventType.TRANSFER_REVERSED, c, c.journalIndex, debitAccount, creditAccount, amount, r.currency, originalIndex);
+    }
+
+    void createHold(final Command c, final Result r)
+    {
+        r.accountA = c.accountId;
+        r.amountMinor = c.amountMinor;
+        r.currency = c.currency;
+        if (c.amountMinor <= 0 || c.holdTimeoutMs <= 0 || c.holdTimeoutMs > HOLD_TIMEOUT_MAX_MS)
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        final long deadlineNs = c.timestampNs + c.holdTimeoutMs * 1_000_000L;
+        r.extra = deadlineNs / 1_000_000L;
+        final int slot = accounts.slotOf(c.accountId, c.tenantId);
+        if (slot < 0)
+        {
+            r.code = ResultCode.ACCOUNT_NOT_FOUND;
+            return;
+        }
+        if (accounts.currency(slot) != c.currency)
+        {
+            r.code = ResultCode.CURRENCY_MISMATCH;
+            return;
+        }
+        final int funds = accounts.checkDraw(slot, c.amountMinor, true, c.journalIndex);
+        if (funds != Accounts.Funds.OK)
+        {
+            r.code = funds == Accounts.Funds.INSUFFICIENT ? ResultCode.INSUFFICIENT_FUNDS : ResultCode.AMOUNT_OVERFLOW;
+            return;
+        }
+        if (!holds.hasRoom())
+        {
+            r.code = ResultCode.CAPACITY_EXCEEDED;
+            return;
+        }
+        accounts.draw(slot, c.amountMinor, true, c.journalIndex);
+        holds.add(c.journalIndex, c.timestampNs, c.tenantId, c.accountId, c.amountMinor, c.currency, deadlineNs);
+        event(EventType.HOLD_CREATED, c, c.journalIndex, c.accountId, 0, c.amountMinor, c.currency, r.extra);
+    }
+
+    void captureHold(final Command c, final Result r)
+    {
+        final int hold = findLiveHold(c, r);
+        if (hold < 0)
+        {
+            return;
+        }
+        final long heldAmount = holds.amount(hold);
+        final long requested = toMinor(c, holds.currency(hold));
+        final long amount = c.amountMinor == 0 ? heldAmount : requested;
+        final long heldAccount = holds.accountId(hold);
+        r.accountA = heldAccount;
+        r.accountB = c.creditAccountId;
+        r.amountMinor = amount;
+        r.currency = holds.currency(hold);
+        if (c.amountMinor < 0 || requested < 0)
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (c.currency != 0 && c.currency != r.currency)
+        {
+            r.code = ResultCode.CURRENCY_MISMATCH;
+            return;
+        }
+        if (amount > heldAmount)
+        {
+            r.code = ResultCode.CAPTURE_EXCEEDS_HOLD;
+            return;
+        }
+        final int creditSlot = accounts.slotOf(c.creditAccountId, c.tenantId);
+        if (creditSlot < 0)
+        {
+            r.code = ResultCode.ACCOUNT_NOT_FOUND;
+            return;
+        }
+        if (c.creditAccountId == heldAccount)
+        {
+            r.code = ResultCode.SAME_ACCOUNT;
+            return;
+        }
+        if (accounts.currency(creditSlot) != holds.currency(hold))
+        {
+            r.code = ResultCode.CURRENCY_MISMATCH;
+            return;
+        }
+        final int debitSlot = accounts.slotOf(heldAccount, c.tenantId);
+        if (!accounts.canCredit(creditSlot, amount, c.journalIndex) ||
+            (!accounts.isConstrained(debitSlot) && accounts.checkDraw(debitSlot, amount, false, c.journalIndex) != Accounts.Funds.OK))
+        {
+            r.code = ResultCode.AMOUNT_OVERFLOW;
+            return;
+        }
+        if (!transfers.hasRoom())
+        {
+            r.code = ResultCode.CAPACITY_EXCEEDED;
+            return;
+        }
+        // Release the whole hold, then post the captured part: the released amount always covers it.
+        accounts.release(debitSlot, heldAmount);
+        if (accounts.checkDraw(debitSlot, amount, false, c.journalIndex) != Accounts.Funds.OK)
+        {
+            throw new InvariantViolation("capture of hold " + holds.journalIndex(hold) + " not covered by its release");
+        }
+        move(debitSlot, creditSlot, amount, c);
+        holds.remove(hold);
+        transfers.add(c.journalIndex, c.timestampNs, c.tenantId, heldAccount, c.creditAccountId, amount, r.currency,
+            TransferKind.CAPTURE, 0, 0, 0, 0, c.reference, 0);
+        undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
+        event(EventType.HOLD_CAPTURED, c, r.extra, heldAccount, c.creditAccountId, amount, r.currency, heldAmount - amount);
+    }
+
+    void voidHold(final Command c, final Result r)
+    {
+        final int hold = findLiveHold(c, r);
+        if (hold < 0)
+        {
+            return;
+        }
+        r.accountA = holds.accountId(hold);
+        r.amountMinor = holds.amount(hold);
+        r.currency = holds.currency(hold);
+        accounts.release(accounts.slotOf(r.accountA, c.tenantId), r.amountMinor);
+        holds.remove(hold);
+        event(EventType.HOLD_VOIDED, c, r.extra, r.accountA, 0, r.amountMinor, r.currency, 0);
+    }
+
+    void markHoldUnknown(final Command c, final Result r)
+    {
+        final int hold = findLiveHold(c, r);
+        if (hold < 0)
+        {
+            return;
+        }
+        r.accountA = holds.accountId(hold);
+        r.amountMinor = holds.amount(hold);
+        r.currency = holds.currency(hold);
+        if (holds.status(hold) == HoldTable.ACTIVE)
+        {
+            holds.markUnknown(hold);
+            event(EventType.HOLD_MARKED_UNKNOWN, c, r.extra, r.accountA, 0, r.amountMinor, r.currency, 0);
+        }
+    }
+
+    /** Expires one active hold at a tick: its amount goes back to available. */
+    void expireHold(final Command tick, final int hold)
+    {
+        final long accountId = holds.accountId(hold);
+        final long amount = holds.amount(hold);
+        final long holdIndex = holds.journalIndex(hold);
+        final long tenant = holds.tenant(hold);
+        final int currency = holds.currency(hold);
+        accounts.release(accounts.slotOf(accountId, tenant), amount);
+        holds.remove(hold);
+        effects.event(EventType.HOLD_EXPIRED, tick.journalIndex, tick.timestampNs, eventOrdinal++, tenant, holdIndex,
+            accountId, 0, amount, currency, 0);
+    }
+
+    /**
+     * Finds the live hold a capture, void or mark names, checking tenant and the full id; sets
+     * {@code r.extra} to its journal index. A hold past its deadline is no longer live even before the
+     * tick that expires it, so the outcome never depends on when ticks happen to arrive.
+     *
+     * @return the hold's slot, or -1 with {@code r.code = HOLD_NOT_ACTIVE}.
+     */
+    private int findLiveHold(final Command c, final Result r)
+    {
+        final long holdIndex = Uuid7.journalIndex(c.targetIdHi, c.targetIdLo);
+        final int hold = holdIndex < 0 ? -1 : holds.find(holdIndex);
+        r.extra = holdIndex < 0 ? 0 : holdIndex;
+        if (hold < 0 || holds.tenant(hold) != c.tenantId ||
+            Uuid7.hi(holds.timestampNs(hold), Uuid7.KIND_HOLD) != c.targetIdHi || Uuid7.lo(holdIndex, 0) != c.targetIdLo ||
+            (holds.status(hold) == HoldTable.ACTIVE && holds.deadlineNs(hold) <= c.timestampNs))
+        {
+            r.code = ResultCode.HOLD_NOT_ACTIVE;
+            return -1;
+        }
+        r.extraTimestampNs = holds.timestampNs(hold);
+        return hold;
+    }
+
+    /**
+     * @return the command's amount in minor units of {@code currency}: as given when the command names a
+     * currency, otherwise converted from thousandths of a major unit; -1 when that has more decimals than
+     * the currency allows (or the currency is unknown).
+     */
+    private static long toMinor(final Command c, final int currency)
+    {
+        if (c.currency != 0 || c.amountMinor <= 0)
+        {
+            return c.amountMinor;
+        }
+        final int digits = CurrencyCode.minorDigits(currency);
+        if (digits < 0 || digits > Command.AMOUNT_THOUSANDTHS_DIGITS)
+        {
+            return -1;
+        }
+        long factor = 1;
+        for (int i = digits; i < Command.AMOUNT_THOUSANDTHS_DIGITS; i++)
+        {
+            factor *= 10;
+        }
+        return c.amountMinor % factor == 0 ? c.amountMinor / factor : -1;
+    }
+
+    private ResultCode checkMove(final int debitSlot, final int creditSlot, final long amount, final long journalIndex)
+    {
+        final int funds = accounts.checkDraw(debitSlot, amount, false, journalIndex);
+        if (funds == Accounts.Funds.INSUFFICIENT)
+        {
+            return ResultCode.INSUFFICIENT_FUNDS;
+        }
+        if (funds == Accounts.Funds.OVERFLOW || !accounts.canCredit(creditSlot, amount, journalIndex))
+        {
+            return ResultCode.AMOUNT_OVERFLOW;
+        }
+        return ResultCode.OK;
+    }
+
+    /** Debits one account, credits the other, and records the two legs (entry ordinals 0 and 1). */
+    private void move(final int debitSlot, final int creditSlot, final long amount, final Command c)
+    {
+        accounts.draw(debitSlot, amount, false, c.journalIndex);
+        accounts.credit(creditSlot, amount, c.journalIndex);
+        final int currency = accounts.currency(debitSlot);
+        effects.entry(c.journalIndex, c.timestampNs, 0, c.journalIndex, c.tenantId, accounts.id(debitSlot), -amount, currency);
+        effects.entry(c.journalIndex, c.timestampNs, 1, c.journalIndex, c.tenantId, accounts.id(creditSlot), amount, currency);
+    }
+
+    private void event(
+        final EventType type, final Command c, final long subject, final long accountA, final long accountB, final long amount,
+        final int currency, final long extra)
+    {
+        effects.event(type, c.journalIndex, c.timestampNs, eventOrdinal++, c.tenantId, subject, accountA, accountB, amount,
+            currency, extra);
+    }
+}

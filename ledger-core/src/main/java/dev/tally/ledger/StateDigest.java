@@ -1,0 +1,34 @@
+package dev.tally.ledger;
+
+/**
+ * A streaming 64-bit digest for {@code stateHash()}: each value is folded in with a strong mixer, so
+ * the result depends on every value and on their order. Unordered collections (live holds) are folded
+ * as the sum of per-item digests so that their hash does not depend on table layout.
+ */
+public final class StateDigest
+{
+    private long state = 0x243F6A8885A308D3L;
+    private long count;
+
+    /** Folds one value in. */
+    public StateDigest add(final long value)
+    {
+        state = mix(state ^ mix(value + 0x9E3779B97F4A7C15L * ++count));
+        return this;
+    }
+
+    /** @return the digest of everything folded in so far. */
+    public long value()
+    {
+        return mix(state ^ count);
+    }
+
+    /** A 64-bit finaliser (the SplitMix64 / MurmurHash3 fmix64 family): a bijection with full avalanche. */
+    public static long mix(final long value)
+    {
+        long z = value;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

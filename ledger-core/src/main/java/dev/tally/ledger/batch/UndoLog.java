@@ -1,0 +1,109 @@
+package dev.tally.ledger.batch;
+
+/**
+ * What an atomic batch changed, so that a failure midway can put everything back.
+ *
+ * <p>Each record is a kind and up to three {@code long} operands, appended while a batch is open and
+ * walked backwards on rollback by {@link dev.tally.ledger.Ledger}. Records are fixed-width in one
+ * pre-allocated array; an atomic batch that would need more than {@code capacity} records is rejected
+ * before it changes anything more (capacity is sized for {@link dev.tally.ledger.LedgerLimits#BATCH_OPERATIONS_MAX}
+ * operations of the largest kind).
+ */
+public final class UndoLog
+{
+    /** A sub-balance's posted and held before a change: (global sub-balance slot, posted, held). */
+    public static final int SUB_BALANCE = 1;
+    /** An account was appended: undo removes the newest account. */
+    public static final int ACCOUNT_ADDED = 2;
+    /** A transfer was appended to the transfer table: undo removes the newest. */
+    public static final int TRANSFER_ADDED = 3;
+    /** A transfer's reversed amount before a reversal: (transfer slot, old reversed amount). */
+    public static final int TRANSFER_REVERSED = 4;
+    /** A reference was appended: undo removes the newest. */
+    public static final int REFERENCE_ADDED = 5;
+    /** A hold was created in a slot: undo frees it. */
+    public static final int HOLD_ADDED = 6;
+    /** A hold was removed from a slot: undo puts it back. */
+    public static final int HOLD_REMOVED = 7;
+    /** A hold's status before a change: (hold slot, old status). */
+    public static final int HOLD_STATUS = 8;
+    /** An idempotency key was appended: undo removes the newest (unless the batch keeps its results). */
+    public static final int KEY_ADDED = 9;
+
+    private static final int STRIDE = 4;
+
+    private final long[] records;
+    private final int capacity;
+    private int size;
+    private boolean recording;
+
+    /** @param capacity the most records one atomic batch may produce. */
+    public UndoLog(final int capacity)
+    {
+        this.capacity = capacity;
+        records = new long[capacity * STRIDE];
+    }
+
+    /** Starts recording (at the first operation of an atomic batch). */
+    public void begin()
+    {
+        size = 0;
+        recording = true;
+    }
+
+    /** Stops recording and forgets the records (the batch committed or has been rolled back). */
+    public void end()
+    {
+        size = 0;
+        recording = false;
+    }
+
+    /** @return true while an atomic batch is open. */
+    public boolean isRecording()
+    {
+        return recording;
+    }
+
+    /** @return true when {@code needed} more records fit. */
+    public boolean hasRoomFor(final int needed)
+    {
+        return !recording || size + needed <= capacity;
+    }
+
+    /** Appends a record if recording; a no-op otherwise. */
+    public void record(final int kind, final long a, final long b, final long c)
+    {
+        if (!recording)
+        {
+            return;
+        }
+        if (size == capacity)
+        {
+            throw new IllegalStateException("undo log overflow: hasRoomFor must be checked before mutating");
+        }
+        final int offset = size * STRIDE;
+        records[offset] = kind;
+        records[offset + 1] = a;
+        records[offset + 2] = b;
+        records[offset + 3] = c;
+        size++;
+    }
+
+    /** @return records held. */
+    public int size()
+    {
+        return size;
+    }
+
+    /** @return the kind of record {@code i}. */
+    public int kind(final int i)
+    {
+        return (int)records[i * STRIDE];
+    }
+
+    /** @return operand {@code n} (0..2) of record {@code i}. */
+    public long operand(final int i, final int n)
+    {
+        return records[i * STRIDE + 1 + n];
+    }
+}

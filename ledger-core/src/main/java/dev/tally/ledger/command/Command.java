@@ -1,0 +1,162 @@
+package dev.tally.ledger.command;
+
+import dev.tally.ledger.LedgerLimits;
+
+/**
+ * One command as the business thread sees it: a mutable, reusable holder (a ring slot, a decoded
+ * journal record) so that applying commands allocates nothing.
+ *
+ * <p>Three groups of fields, each with one owner:
+ * <ul>
+ *   <li><b>Stamped by the journaler</b>: {@link #journalIndex} (Tally's own gap-free sequence, starting
+ *   at 1) and {@link #timestampNs} (monotonic journaled time, epoch nanoseconds). They are the only
+ *   source of time and identity on the business thread.</li>
+ *   <li><b>Set by the gateway</b> after validation: tenant, idempotency key digest, request
+ *   fingerprint, batch position, and the payload of the command type.</li>
+ *   <li>Nothing else: results live in {@link dev.tally.ledger.result.Result}.</li>
+ * </ul>
+ *
+ * <p>The idempotency key and the reference arrive as 128-bit digests (SHA-256 truncated, computed on
+ * the I/O thread over the tenant and the raw text), so the ledger stores 16 bytes per key rather than a
+ * {@code String}. The raw reference text is carried too (up to {@link LedgerLimits#REFERENCE_LENGTH_MAX}
+ * ASCII bytes) so that a transfer read back from memory shows it.
+ */
+public final class Command
+{
+    /**
+     * Decimal digits of an amount given without a currency (capture, reversal): the largest ISO 4217
+     * exponent Tally accepts, so any accepted currency's amount converts exactly.
+     */
+    public static final int AMOUNT_THOUSANDTHS_DIGITS = 3;
+
+    // ---- stamped by the journaler ----
+    /** Tally's journal sequence: strictly increasing, gap-free, first command is 1. */
+    public long journalIndex;
+    /** Journaled time in epoch nanoseconds; never decreases. */
+    public long timestampNs;
+
+    // ---- envelope set by the gateway ----
+    public CommandType type;
+    /** Tenant that sent the command; every account and key belongs to exactly one tenant. */
+    public long tenantId;
+    /** High and low 64 bits of the 128-bit idempotency key digest (scope: tenant + key). */
+    public long keyHi;
+    public long keyLo;
+    /** High and low 64 bits of the request fingerprint (SHA-256 of operation + canonical payload). */
+    public long fingerprintHi;
+    public long fingerprintLo;
+    /** Number of operations in the batch this command belongs to; 1 for a single request. */
+    public int batchSize = 1;
+    /** Position of this command inside its batch, from 0 to {@code batchSize - 1}. */
+    public int batchPosition;
+    /** True when every operation of the batch must succeed or none is applied. */
+    public boolean atomic;
+
+    // ---- payload (which fields matter depends on the type) ----
+    /** CREATE_ACCOUNT: the new account; CREATE_HOLD: the account to reserve on. */
+    public long accountId;
+    /** TRANSFER: the account debited. */
+    public long debitAccountId;
+    /** TRANSFER, CAPTURE_HOLD: the account credited. */
+    public long creditAccountId;
+    /**
+     * Amount in minor units; for CAPTURE_HOLD and REVERSE_TRANSFER, 0 means "all that is left", and when
+     * {@link #currency} is 0 (the request named no currency) the amount is in thousandths of a major unit,
+     * converted by the ledger with the hold's or transfer's exponent.
+     */
+    public long amountMinor;
+    /** ISO 4217 alphabetic code packed by {@link dev.tally.ledger.currency.CurrencyCode#pack}. */
+    public int currency;
+    /** CREATE_ACCOUNT: sub-balance count, 1 to {@link LedgerLimits#SUB_BALANCES_MAX}. */
+    public int subBalances = 1;
+    /** CREATE_ACCOUNT: when true, available may not go below {@code -overdraftLimitMinor}. */
+    public boolean debitsMustNotExceedCredits = true;
+    /** CREATE_ACCOUNT: how far below zero a constrained single-sub-balance account may go. */
+    public long overdraftLimitMinor;
+    /** REVERSE_TRANSFER: the transfer reversed; CAPTURE/VOID/MARK_UNKNOWN: the hold (UUIDv7 halves). */
+    public long targetIdHi;
+    public long targetIdLo;
+    /** CREATE_HOLD: how long the hold lives, in milliseconds of journaled time. */
+    public long holdTimeoutMs;
+    /** TRANSFER: 128-bit digest of the reference (0/0 when absent). */
+    public long referenceHi;
+    public long referenceLo;
+    /** TRANSFER: the reference text as ASCII bytes; only the first {@link #referenceLength} count. */
+    public final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
+    public int referenceLength;
+
+    /** @return true when this transfer names a reference. */
+    public boolean hasReference()
+    {
+        return referenceHi != 0 || referenceLo != 0;
+    }
+
+    /** @return true when this is the last operation of its batch (or a single request). */
+    public boolean isLastOfBatch()
+    {
+        return batchPosition == batchSize - 1;
+    }
+
+    /** Resets every field to its default so that a reused holder carries nothing over. */
+    public Command clear()
+    {
+        journalIndex = 0;
+        timestampNs = 0;
+        type = null;
+        tenantId = 0;
+        keyHi = 0;
+        keyLo = 0;
+        fingerprintHi = 0;
+        fingerprintLo = 0;
+        batchSize = 1;
+        batchPosition = 0;
+        atomic = false;
+        accountId = 0;
+        debitAccountId = 0;
+        creditAccountId = 0;
+        amountMinor = 0;
+        currency = 0;
+        subBalances = 1;
+        debitsMustNotExceedCredits = true;
+        overdraftLimitMinor = 0;
+        targetIdHi = 0;
+        targetIdLo = 0;
+        holdTimeoutMs = 0;
+        referenceHi = 0;
+        referenceLo = 0;
+        referenceLength = 0;
+        return this;
+    }
+
+    /** Copies every field of {@code other} into this holder. */
+    public Command copyFrom(final Command other)
+    {
+        journalIndex = other.journalIndex;
+        timestampNs = other.timestampNs;
+        type = other.type;
+        tenantId = other.tenantId;
+        keyHi = other.keyHi;
+        keyLo = other.keyLo;
+        fingerprintHi = other.fingerprintHi;
+        fingerprintLo = other.fingerprintLo;
+        batchSize = other.batchSize;
+        batchPosition = other.batchPosition;
+        atomic = other.atomic;
+        accountId = other.accountId;
+        debitAccountId = other.debitAccountId;
+        creditAccountId = other.creditAccountId;
+        amountMinor = other.amountMinor;
+        currency = other.currency;
+        subBalances = other.subBalances;
+        debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
+        overdraftLimitMinor = other.overdraftLimitMinor;
+        targetIdHi = other.targetIdHi;
+        targetIdLo = other.targetIdLo;
+        holdTimeoutMs = other.holdTimeoutMs;
+        referenceHi = other.referenceHi;
+        referenceLo = other.referenceLo;
+        referenceLength = other.referenceLength;
+        System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
+        return this;
+    }
+}

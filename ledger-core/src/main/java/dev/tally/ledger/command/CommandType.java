@@ -1,0 +1,63 @@
+package dev.tally.ledger.command;
+
+/**
+ * Every kind of command the ledger applies. The {@link #code()} is the stable byte written to the
+ * journal: never renumber a constant, only append.
+ */
+public enum CommandType
+{
+    /** Creates an account (id, currency, sub-balance count, constraint flags). */
+    CREATE_ACCOUNT(1),
+    /** Moves money from a debit account to a credit account. */
+    TRANSFER(2),
+    /** Moves back (part of) what an earlier transfer moved, as a new transfer. */
+    REVERSE_TRANSFER(3),
+    /** Reserves an amount on an account until a journaled deadline. */
+    CREATE_HOLD(4),
+    /** Posts (part of) a hold to a credit account and releases the rest. */
+    CAPTURE_HOLD(5),
+    /** Releases a hold without moving money. */
+    VOID_HOLD(6),
+    /** Marks a hold whose outcome is not known: it no longer expires on its own. */
+    MARK_HOLD_UNKNOWN(7),
+    /** Advances journaled time: expires holds, idempotency keys, references and old transfers. */
+    TICK(8);
+
+    private static final CommandType[] BY_CODE = new CommandType[16];
+
+    static
+    {
+        for (final CommandType type : values())
+        {
+            BY_CODE[type.code] = type;
+        }
+    }
+
+    private final int code;
+
+    CommandType(final int code)
+    {
+        this.code = code;
+    }
+
+    /** @return the stable journal code of this command type. */
+    public int code()
+    {
+        return code;
+    }
+
+    /**
+     * @param code a journal code.
+     * @return the type for that code, or {@code null} when the code is unknown.
+     */
+    public static CommandType fromCode(final int code)
+    {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+
+    /** @return true when the command changes business state and therefore carries an idempotency key. */
+    public boolean isKeyed()
+    {
+        return this != TICK;
+    }
+}

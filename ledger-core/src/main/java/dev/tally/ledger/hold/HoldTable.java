@@ -1,0 +1,361 @@
+package dev.tally.ledger.hold;
+
+import dev.tally.ledger.StateDigest;
+import dev.tally.ledger.batch.UndoLog;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * Live holds (reservations): active ones, which expire at their journaled deadline, and unknown ones,
+ * which only an explicit capture or void resolves.
+ *
+ * <p>Slots come from a free stack, so that undoing an atomic batch in reverse order gives every slot
+ * back exactly. A slot freed inside an atomic batch is held back from the free stack until the batch
+ * ends ({@link #endBatch()}): a rollback rebuilds the removed hold from the slot's fields, so no later
+ * operation of the batch may reuse them. Active holds also sit in an indexed binary min-heap ordered by
+ * (deadline, journal index) so that a tick finds the expired ones in O(log n) each and a capture removes
+ * one in O(log n).
+ *
+ * <p>One hold costs 60 bytes of fields, 12 bytes of heap, free stack and released list, and about 32
+ * bytes of index: 104 bytes.
+ */
+public final class HoldTable
+{
+    public static final byte FREE = 0;
+    public static final byte ACTIVE = 1;
+    public static final byte UNKNOWN = 2;
+
+    private final int capacity;
+    private final long[] indexes;
+    private final long[] times;
+    private final long[] tenants;
+    private final long[] accounts;
+    private final long[] amounts;
+    private final long[] deadlinesNs;
+    private final int[] currencies;
+    private final byte[] statuses;
+    private final int[] heapPositions;
+    private final int[] heap;
+    private final int[] freeSlots;
+    private final int[] releasedSlots;
+    private final Long2LongHashMap slotByIndex;
+    private final UndoLog undo;
+    private int heapSize;
+    private int freeCount;
+    private int releasedCount;
+    private int liveCount;
+    private int unknownCount;
+
+    public HoldTable(final int capacity, final UndoLog undo)
+    {
+        this.capacity = capacity;
+        this.undo = undo;
+        indexes = new long[capacity];
+        times = new long[capacity];
+        tenants = new long[capacity];
+        accounts = new long[capacity];
+        amounts = new long[capacity];
+        deadlinesNs = new long[capacity];
+        currencies = new int[capacity];
+        statuses = new byte[capacity];
+        heapPositions = new int[capacity];
+        heap = new int[capacity];
+        freeSlots = new int[capacity];
+        releasedSlots = new int[capacity];
+        for (int i = 0; i < capacity; i++)
+        {
+            freeSlots[i] = capacity - 1 - i;
+        }
+        freeCount = capacity;
+        slotByIndex = new Long2LongHashMap(Math.max(16, (int)Math.min(1 << 30, capacity * 2L)), 0.65f, -1);
+    }
+
+    /** @return the slot of the live hold created at {@code journalIndex}, or -1. */
+    public int find(final long journalIndex)
+    {
+        return (int)slotByIndex.get(journalIndex);
+    }
+
+    public boolean hasRoom()
+    {
+        return freeCount > 0;
+    }
+
+    /** Creates an active hold; the caller checked {@link #hasRoom}. @return its slot. */
+    public int add(
+        final long journalIndex, final long timestampNs, final long tenantId, final long accountId, final long amountMinor,
+        final int currency, final long deadlineNs)
+    {
+        final int slot = freeSlots[--freeCount];
+        indexes[slot] = journalIndex;
+        times[slot] = timestampNs;
+        tenants[slot] = tenantId;
+        accounts[slot] = accountId;
+        amounts[slot] = amountMinor;
+        currencies[slot] = currency;
+        deadlinesNs[slot] = deadlineNs;
+        statuses[slot] = ACTIVE;
+        slotByIndex.put(journalIndex, slot);
+        heapInsert(slot);
+        liveCount++;
+        undo.record(UndoLog.HOLD_ADDED, slot, 0, 0);
+        return slot;
+    }
+
+    /** Ends a hold (captured, voided or expired): it leaves the table. */
+    public void remove(final int slot)
+    {
+        final byte status = statuses[slot];
+        undo.record(UndoLog.HOLD_REMOVED, slot, status, 0);
+        unlink(slot);
+        if (undo.isRecording())
+        {
+            // A rollback puts this hold back from the slot's fields: keep them until the batch ends.
+            releasedSlots[releasedCount++] = slot;
+        }
+        else
+        {
+            freeSlots[freeCount++] = slot;
+        }
+    }
+
+    /** Marks an active hold unknown: it leaves the expiry heap. */
+    public void markUnknown(final int slot)
+    {
+        undo.record(UndoLog.HOLD_STATUS, slot, statuses[slot], 0);
+        if (statuses[slot] == ACTIVE)
+        {
+            heapRemove(slot);
+            statuses[slot] = UNKNOWN;
+            unknownCount++;
+        }
+    }
+
+    /** Undo of {@link #add}: the slot goes back on top of the free stack, where {@code add} took it. */
+    public void undoAdd(final int slot)
+    {
+        unlink(slot);
+        freeSlots[freeCount++] = slot;
+    }
+
+    /** Undo of {@link #remove}: the slot is the last one released and its fields are intact. */
+    public void undoRemove(final int slot, final byte status)
+    {
+        if (releasedCount == 0 || releasedSlots[releasedCount - 1] != slot)
+        {
+            throw new IllegalStateException("hold undo out of order");
+        }
+        releasedCount--;
+        statuses[slot] = status;
+        slotByIndex.put(indexes[slot], slot);
+        liveCount++;
+        if (status == ACTIVE)
+        {
+            heapInsert(slot);
+        }
+        else
+        {
+            unknownCount++;
+        }
+    }
+
+    /** Undo of {@link #markUnknown}. */
+    public void undoStatus(final int slot, final byte status)
+    {
+        if (statuses[slot] == UNKNOWN && status == ACTIVE)
+        {
+            unknownCount--;
+            statuses[slot] = ACTIVE;
+            heapInsert(slot);
+        }
+    }
+
+    /** End of an atomic batch, kept or rolled back: the slots it freed can be reused. */
+    public void endBatch()
+    {
+        for (int i = 0; i < releasedCount; i++)
+        {
+            freeSlots[freeCount++] = releasedSlots[i];
+        }
+        releasedCount = 0;
+    }
+
+    /** @return the slot of the active hold with the earliest deadline, or -1 when none is active. */
+    public int earliest()
+    {
+        return heapSize == 0 ? -1 : heap[0];
+    }
+
+    private void unlink(final int slot)
+    {
+        if (statuses[slot] == ACTIVE)
+        {
+            heapRemove(slot);
+        }
+        else if (statuses[slot] == UNKNOWN)
+        {
+            unknownCount--;
+        }
+        statuses[slot] = FREE;
+        slotByIndex.remove(indexes[slot]);
+        liveCount--;
+    }
+
+    // ---- indexed binary heap on (deadline, journal index) ----
+
+    private boolean before(final int a, final int b)
+    {
+        return deadlinesNs[a] < deadlinesNs[b] || (deadlinesNs[a] == deadlinesNs[b] && indexes[a] < indexes[b]);
+    }
+
+    private void heapInsert(final int slot)
+    {
+        final int position = heapSize++;
+        heap[position] = slot;
+        heapPositions[slot] = position;
+        siftUp(position);
+    }
+
+    private void heapRemove(final int slot)
+    {
+        final int position = heapPositions[slot];
+        final int last = heap[--heapSize];
+        if (position != heapSize)
+        {
+            heap[position] = last;
+            heapPositions[last] = position;
+            siftDown(position);
+            siftUp(heapPositions[last]);
+        }
+    }
+
+    private void siftUp(final int start)
+    {
+        int position = start;
+        final int slot = heap[position];
+        while (position > 0)
+        {
+            final int parent = (position - 1) >>> 1;
+            if (!before(slot, heap[parent]))
+            {
+                break;
+            }
+            heap[position] = heap[parent];
+            heapPositions[heap[position]] = position;
+            position = parent;
+        }
+        heap[position] = slot;
+        heapPositions[slot] = position;
+    }
+
+    private void siftDown(final int start)
+    {
+        int position = start;
+        final int slot = heap[position];
+        while (true)
+        {
+            final int left = 2 * position + 1;
+            if (left >= heapSize)
+            {
+                break;
+            }
+            final int right = left + 1;
+            final int child = right < heapSize && before(heap[right], heap[left]) ? right : left;
+            if (!before(heap[child], slot))
+            {
+                break;
+            }
+            heap[position] = heap[child];
+            heapPositions[heap[position]] = position;
+            position = child;
+        }
+        heap[position] = slot;
+        heapPositions[slot] = position;
+    }
+
+    // ---- reads ----
+
+    public long journalIndex(final int slot)
+    {
+        return indexes[slot];
+    }
+
+    public long timestampNs(final int slot)
+    {
+        return times[slot];
+    }
+
+    public long tenant(final int slot)
+    {
+        return tenants[slot];
+    }
+
+    public long accountId(final int slot)
+    {
+        return accounts[slot];
+    }
+
+    public long amount(final int slot)
+    {
+        return amounts[slot];
+    }
+
+    public int currency(final int slot)
+    {
+        return currencies[slot];
+    }
+
+    public long deadlineNs(final int slot)
+    {
+        return deadlinesNs[slot];
+    }
+
+    public byte status(final int slot)
+    {
+        return statuses[slot];
+    }
+
+    /** @return live holds (active and unknown). */
+    public int size()
+    {
+        return liveCount;
+    }
+
+    /** @return holds whose outcome is unknown. */
+    public int unknownCount()
+    {
+        return unknownCount;
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** Folds live holds into the digest as a sum of per-hold digests: independent of slot layout. */
+    public void digest(final StateDigest digest)
+    {
+        long sum = 0;
+        for (int slot = 0; slot < capacity; slot++)
+        {
+            if (statuses[slot] != FREE)
+            {
+                final StateDigest one = new StateDigest().add(indexes[slot]).add(times[slot]).add(tenants[slot])
+                    .add(accounts[slot]).add(amounts[slot]).add(currencies[slot]).add(deadlinesNs[slot]).add(statuses[slot]);
+                sum += one.value();
+            }
+        }
+        digest.add(liveCount).add(unknownCount).add(sum);
+    }
+
+    /** Visits live holds in slot order (snapshots). */
+    public void forEachLive(final java.util.function.IntConsumer visitor)
+    {
+        for (int slot = 0; slot < capacity; slot++)
+        {
+            if (statuses[slot] != FREE)
+            {
+                visitor.accept(slot);
+            }
+        }
+    }
+}

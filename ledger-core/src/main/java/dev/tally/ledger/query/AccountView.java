@@ -1,0 +1,57 @@
+package dev.tally.ledger.query;
+
+import dev.tally.ledger.LedgerLimits;
+
+/**
+ * A copy of one account's state, filled on the business thread by {@link dev.tally.ledger.Ledger#readAccount}
+ * and rendered elsewhere. Reused: no allocation per read.
+ */
+public final class AccountView
+{
+    public boolean found;
+    public long accountId;
+    public long tenantId;
+    public int currency;
+    public int subBalances;
+    public boolean debitsMustNotExceedCredits;
+    public long overdraftLimitMinor;
+    public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
+    public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
+
+    /** @return the sum of posted over sub-balances. */
+    public long postedTotal()
+    {
+        long total = 0;
+        for (int i = 0; i < subBalances; i++)
+        {
+            total += postedMinor[i];
+        }
+        return total;
+    }
+
+    /** @return the sum of held over sub-balances. */
+    public long heldTotal()
+    {
+        long total = 0;
+        for (int i = 0; i < subBalances; i++)
+        {
+            total += heldMinor[i];
+        }
+        return total;
+    }
+
+    /** Copies another view (so a reply renderer can own its copy). */
+    public AccountView copyFrom(final AccountView other)
+    {
+        found = other.found;
+        accountId = other.accountId;
+        tenantId = other.tenantId;
+        currency = other.currency;
+        subBalances = other.subBalances;
+        debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
+        overdraftLimitMinor = other.overdraftLimitMinor;
+        System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
+        System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
+        return this;
+    }
+}

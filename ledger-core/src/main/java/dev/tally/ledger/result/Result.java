@@ -1,0 +1,83 @@
+package dev.tally.ledger.result;
+
+import dev.tally.ledger.command.CommandType;
+
+/**
+ * The outcome of one command, in a fixed shape so it can be stored under its idempotency key and
+ * rendered again byte for byte. Mutable and reused: the ledger fills it, the caller reads it before
+ * the next command.
+ *
+ * <p>The ids of whatever the command created are derived from {@link #originIndex} and
+ * {@link #originTimestampNs}: the journal position and time of the command that first produced this
+ * result. On an idempotent replay they still name the first command, so the replayed body is identical.
+ *
+ * <p>Payload fields by command type (unused fields are 0):
+ * <pre>
+ * type               accountA         accountB          amountMinor        extra (+ extraTimestampNs)
+ * CREATE_ACCOUNT     account id       -                 -                  -
+ * TRANSFER           debit account    credit account    amount             -
+ * REVERSE_TRANSFER   debit account    credit account    amount reversed    journal index of the reversed transfer
+ * CREATE_HOLD        account          -                 amount held        deadline (epoch ms)
+ * CAPTURE_HOLD       held account     credit account    amount captured    journal index of the hold
+ * VOID_HOLD          held account     -                 amount released    journal index of the hold
+ * MARK_HOLD_UNKNOWN  held account     -                 amount held        journal index of the hold
+ * DUPLICATE_REFERENCE (any)           -                 -                  journal index of the existing transfer
+ * </pre>
+ */
+public final class Result
+{
+    public ResultCode code = ResultCode.OK;
+    /** True when this result was read back from the idempotency table rather than computed now. */
+    public boolean replayed;
+    public CommandType type;
+    public long originIndex;
+    public long originTimestampNs;
+    public long accountA;
+    public long accountB;
+    public long amountMinor;
+    public long extra;
+    /** Journaled time of the command {@link #extra} names (a transfer or hold), so its id can be rebuilt. */
+    public long extraTimestampNs;
+    public int currency;
+
+    /** Clears every field. */
+    public Result clear()
+    {
+        code = ResultCode.OK;
+        replayed = false;
+        type = null;
+        originIndex = 0;
+        originTimestampNs = 0;
+        accountA = 0;
+        accountB = 0;
+        amountMinor = 0;
+        extra = 0;
+        extraTimestampNs = 0;
+        currency = 0;
+        return this;
+    }
+
+    /** Copies every field of {@code other}. */
+    public Result copyFrom(final Result other)
+    {
+        code = other.code;
+        replayed = other.replayed;
+        type = other.type;
+        originIndex = other.originIndex;
+        originTimestampNs = other.originTimestampNs;
+        accountA = other.accountA;
+        accountB = other.accountB;
+        amountMinor = other.amountMinor;
+        extra = other.extra;
+        extraTimestampNs = other.extraTimestampNs;
+        currency = other.currency;
+        return this;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Result{" + code + (replayed ? " replayed" : "") + " type=" + type + " origin=" + originIndex +
+            " a=" + accountA + " b=" + accountB + " amount=" + amountMinor + " extra=" + extra + '}';
+    }
+}

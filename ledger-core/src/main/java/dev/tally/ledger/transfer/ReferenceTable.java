@@ -1,0 +1,106 @@
+package dev.tally.ledger.transfer;
+
+import dev.tally.ledger.StateDigest;
+import dev.tally.ledger.idempotency.Digest128Index;
+
+/**
+ * The second line of defence: a transfer reference is unique per tenant. A ring of (reference digest,
+ * transfer journal index, time) in insertion order, expiring after its own retention window; the
+ * reference digest covers the tenant. PostgreSQL's UNIQUE (tenant, reference) is the backstop for
+ * references older than the window.
+ *
+ * <p>One reference costs 32 bytes of ring plus 40 bytes of index: 72 bytes.
+ */
+public final class ReferenceTable
+{
+    private static final int STRIDE = 4;
+
+    private final long[] ring;
+    private final int capacity;
+    private final Digest128Index index;
+    private long head;
+    private long tail;
+
+    public ReferenceTable(final int capacity)
+    {
+        this.capacity = capacity;
+        ring = new long[capacity * STRIDE];
+        index = new Digest128Index(capacity);
+    }
+
+    /** @return the journal index of the transfer holding the reference, or -1. */
+    public long find(final long referenceHi, final long referenceLo)
+    {
+        final int position = index.get(referenceHi, referenceLo);
+        return position < 0 ? -1 : ring[position * STRIDE + 2];
+    }
+
+    /** @return the journaled time of the transfer holding the reference, or -1. */
+    public long findTimestampNs(final long referenceHi, final long referenceLo)
+    {
+        final int position = index.get(referenceHi, referenceLo);
+        return position < 0 ? -1 : ring[position * STRIDE + 3];
+    }
+
+    public boolean hasRoom()
+    {
+        return tail - head < capacity;
+    }
+
+    /** Records a reference; the caller checked it is absent and that there is room. */
+    public void add(final long referenceHi, final long referenceLo, final long transferIndex, final long timestampNs)
+    {
+        final int position = (int)(tail % capacity);
+        final int offset = position * STRIDE;
+        ring[offset] = referenceHi;
+        ring[offset + 1] = referenceLo;
+        ring[offset + 2] = transferIndex;
+        ring[offset + 3] = timestampNs;
+        index.put(referenceHi, referenceLo, position);
+        tail++;
+    }
+
+    /** Removes the newest reference (atomic batch rollback only). */
+    public void removeNewest()
+    {
+        tail--;
+        final int offset = (int)(tail % capacity) * STRIDE;
+        index.remove(ring[offset], ring[offset + 1]);
+    }
+
+    /** Forgets references recorded at or before {@code cutoffNs}, oldest first, at most {@code max}. */
+    public int expire(final long cutoffNs, final int max)
+    {
+        int expired = 0;
+        while (expired < max && head < tail)
+        {
+            final int offset = (int)(head % capacity) * STRIDE;
+            if (ring[offset + 3] > cutoffNs)
+            {
+                break;
+            }
+            index.remove(ring[offset], ring[offset + 1]);
+            head++;
+            expired++;
+        }
+        return expired;
+    }
+
+    public int size()
+    {
+        return (int)(tail - head);
+    }
+
+    public void digest(final StateDigest digest)
+    {
+        digest.add(size());
+        for (long seq = head; seq < tail; seq++)
+        {
+            final int offset = (int)(seq % capacity) * STRIDE;
+            for (int i = 0; i < STRIDE; i++)
+            {
+                digest.add(ring[offset + i]);
+            }
+        }
+    }
+}

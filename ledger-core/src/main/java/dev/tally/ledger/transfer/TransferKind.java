@@ -1,0 +1,28 @@
+package dev.tally.ledger.transfer;
+
+/** How a transfer came to be. Stable codes: stored in snapshots. */
+public final class TransferKind
+{
+    /** A transfer requested directly. */
+    public static final int TRANSFER = 0;
+    /** A reversal of an earlier transfer (not itself reversible). */
+    public static final int REVERSAL = 1;
+    /** The transfer a hold capture posted. */
+    public static final int CAPTURE = 2;
+
+    private TransferKind()
+    {
+    }
+
+    /** @return the lower-case name used on the wire. */
+    public static String name(final int kind)
+    {
+        switch (kind)
+        {
+            case TRANSFER: return "transfer";
+            case REVERSAL: return "reversal";
+            case CAPTURE: return "capture";
+            default: return "unknown";
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package dev.tally.ledger.transfer;
+
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.StateDigest;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * Recent transfers, kept in memory for reversal and reads for a window of journaled time; older ones
+ * are served from PostgreSQL. A ring in creation order (creation order is time order), keyed by the
+ * journal index of the command that created the transfer, which is also what its UUIDv7 id encodes.
+ *
+ * <p>One transfer costs 88 bytes of fields, 64 bytes of reference text and about 32 bytes of index:
+ * 176 bytes.
+ */
+public final class TransferTable
+{
+    private static final int STRIDE = 11;
+    private static final int INDEX = 0;
+    private static final int TIME = 1;
+    private static final int TENANT = 2;
+    private static final int DEBIT = 3;
+    private static final int CREDIT = 4;
+    private static final int AMOUNT = 5;
+    private static final int REVERSED = 6;
+    private static final int REVERSES = 7;
+    private static final int REF_HI = 8;
+    private static final int PACKED = 9;
+    private static final int REVERSES_TIME = 10;
+
+    private final long[] ring;
+    private final byte[] references;
+    private final long[] referenceLos;
+    private final int capacity;
+    private final Long2LongHashMap positionByIndex;
+    private long head;
+    private long tail;
+
+    /** @param capacity the most transfers kept at once. */
+    public TransferTable(final int capacity)
+    {
+        this.capacity = capacity;
+        ring = new long[capacity * STRIDE];
+        references = new byte[capacity * LedgerLimits.REFERENCE_LENGTH_MAX];
+        referenceLos = new long[capacity];
+        positionByIndex = new Long2LongHashMap(Math.max(16, (int)Math.min(1 << 30, capacity * 2L)), 0.65f, -1);
+    }
+
+    /** @return the position of the transfer created by the command at {@code journalIndex}, or -1. */
+    public int find(final long journalIndex)
+    {
+        return (int)positionByIndex.get(journalIndex);
+    }
+
+    /** @return true when one more transfer fits. */
+    public boolean hasRoom()
+    {
+        return tail - head < capacity;
+    }
+
+    /** Appends a transfer; the caller checked {@link #hasRoom}. @return its position. */
+    public int add(
+        final long journalIndex, final long timestampNs, final long tenantId, final long debitAccountId,
+        final long creditAccountId, final long amountMinor, final int currency, final int kind, final long reversesIndex,
+        final long reversesTimestampNs, final long referenceHi, final long referenceLo, final byte[] reference, final int referenceLength)
+    {
+        final int position = (int)(tail % capacity);
+        final int offset = position * STRIDE;
+        ring[offset + INDEX] = journalIndex;
+        ring[offset + TIME] = timestampNs;
+        ring[offset + TENANT] = tenantId;
+        ring[offset + DEBIT] = debitAccountId;
+        ring[offset + CREDIT] = creditAccountId;
+        ring[offset + AMOUNT] = amountMinor;
+        ring[offset + REVERSED] = 0;
+        ring[offset + REVERSES] = reversesIndex;
+        ring[offset + REVERSES_TIME] = reversesTimestampNs;
+        ring[offset + REF_HI] = referenceHi;
+        ring[offset + PACKED] = ((long)referenceLength << 40) | ((long)(kind & 0xFF) << 32) | (currency & 0xFFFF_FFFFL);
+        referenceLos[position] = referenceLo;
+        if (referenceLength > 0)
+        {
+            System.arraycopy(reference, 0, references, position * LedgerLimits.REFERENCE_LENGTH_MAX, referenceLength);
+        }
+        positionByIndex.put(journalIndex, position);
+        tail++;
+        return position;
+    }
+
+    /** Removes the newest transfer (atomic batch rollback only). */
+    public void removeNewest()
+    {
+        tail--;
+        positionByIndex.remove(ring[(int)(tail % capacity) * STRIDE + INDEX]);
+    }
+
+    /** Forgets transfers created at or before {@code cutoffNs}, oldest first, at most {@code max}. */
+    public int expire(final long cutoffNs, final int max)
+    {
+        int expired = 0;
+        while (expired < max && head < tail)
+        {
+            final int offset = (int)(head % capacity) * STRIDE;
+            if (ring[offset + TIME] > cutoffNs)
+            {
+                break;
+            }
+            positionByIndex.remove(ring[offset + INDEX]);
+            head++;
+            expired++;
+        }
+        return expired;
+    }
+
+    public void setReversed(final int position, final long reversedMinor)
+    {
+        ring[position * STRIDE + REVERSED] = reversedMinor;
+    }
+
+    public long journalIndex(final int position)
+    {
+        return ring[position * STRIDE + INDEX];
+    }
+
+    public long timestampNs(final int position)
+    {
+        return ring[position * STRIDE + TIME];
+    }
+
+    public long tenant(final int position)
+    {
+        return ring[position * STRIDE + TENANT];
+    }
+
+    public long debitAccountId(final int position)
+    {
+        return ring[position * STRIDE + DEBIT];
+    }
+
+    public long creditAccountId(final int position)
+    {
+        return ring[position * STRIDE + CREDIT];
+    }
+
+    public long amount(final int position)
+    {
+        return ring[position * STRIDE + AMOUNT];
+    }
+
+    public long reversed(final int position)
+    {
+        return ring[position * STRIDE + REVERSED];
+    }
+
+    public long reversesIndex(final int position)
+    {
+        return ring[position * STRIDE + REVERSES];
+    }
+
+    /** @return for a reversal, the journaled time of the transfer it reversed (its id derives from it), else 0. */
+    public long reversesTimestampNs(final int position)
+    {
+        return ring[position * STRIDE + REVERSES_TIME];
+    }
+
+    public int currency(final int position)
+    {
+        return (int)ring[position * STRIDE + PACKED];
+    }
+
+    public int kind(final int position)
+    {
+        return (int)(ring[position * STRIDE + PACKED] >>> 32) & 0xFF;
+    }
+
+    public int referenceLength(final int position)
+    {
+        return (int)(ring[position * STRIDE + PACKED] >>> 40);
+    }
+
+    /** @return the reference text of a transfer (allocates: reads only, off the business thread). */
+    public String reference(final int position)
+    {
+        final int length = referenceLength(position);
+        return length == 0 ? null :
+            new String(references, position * LedgerLimits.REFERENCE_LENGTH_MAX, length, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** Copies a transfer's reference bytes into {@code out}; @return their length. Allocation-free. */
+    public int copyReference(final int position, final byte[] out)
+    {
+        final int length = referenceLength(position);
+        System.arraycopy(references, position * LedgerLimits.REFERENCE_LENGTH_MAX, out, 0, length);
+        return length;
+    }
+
+    public int size()
+    {
+        return (int)(tail - head);
+    }
+
+    /** Folds every transfer, oldest first, into the digest. */
+    public void digest(final StateDigest digest)
+    {
+        digest.add(size());
+        for (long seq = head; seq < tail; seq++)
+        {
+            final int position = (int)(seq % capacity);
+            final int offset = position * STRIDE;
+            for (int i = 0; i < STRIDE; i++)
+            {
+                digest.add(ring[offset + i]);
+            }
+            digest.add(referenceLos[position]);
+            final int base = position * LedgerLimits.REFERENCE_LENGTH_MAX;
+            for (int i = 0; i < referenceLength(position); i++)
+            {
+                digest.add(references[base + i]);
+            }
+        }
+    }
+}

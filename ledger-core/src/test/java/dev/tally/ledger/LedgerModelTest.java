@@ -1,0 +1,763 @@
+package dev.tally.ledger;
+
+import dev.tally.ledger.ReferenceModel.Id;
+import dev.tally.ledger.ReferenceModel.Outcome;
+import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.effect.EffectLog;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.result.Result;
+import dev.tally.ledger.result.ResultCode;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.statistics.Statistics;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static dev.tally.ledger.ResultAssertions.assertReplayOf;
+import static dev.tally.ledger.ResultAssertions.assertSameBody;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The model test: random sequences of every command type, with keys deliberately sent again with the
+ * same payload (a retry) and with another payload (a reused key), applied to two fresh ledgers and to
+ * {@link ReferenceModel}. After every command it compares result codes, per-account posted and held
+ * totals and table sizes with the model, checks the invariants that must hold whatever the model says
+ * (money conserved per currency, no constrained sub-balance below its floor, a stored key never applied
+ * again) and that both ledgers have the same {@code stateHash()}; after every unit it checks the effects.
+ *
+ * <p>Generated actions carry random numbers, not ids: they are resolved against the model's state when
+ * they run (which account, which transfer, how much is left to reverse), so shrinking keeps them valid.
+ */
+class LedgerModelTest
+{
+    /** Short windows so that sequences of a few hundred milliseconds see keys, references and transfers expire. */
+    static final LedgerConfig CONFIG = new LedgerConfig(64, 1_024, 4_096, 4_096, 4_096, 1_024, 60, 120, 150, 10_000);
+
+    private static final long OTHER_TENANT_MISSING_ACCOUNT = 999_999;
+
+    enum Kind
+    {
+        CREATE_ACCOUNT, TRANSFER, REVERSE, HOLD, CAPTURE, VOID, MARK_UNKNOWN, TICK, RESEND, REUSE, BATCH
+    }
+
+    /** One generated step; {@code a..d} are resolved against the model when the step runs. */
+    record Action(Kind kind, int a, int b, int c, int d, boolean atomic, List<Action> operations)
+    {
+        @Override
+        public String toString()
+        {
+            return kind == Kind.BATCH ? (atomic ? "ATOMIC" : "BATCH") + operations : kind + "(" + a + "," + b + "," + c + "," + d + ")";
+        }
+    }
+
+    @Property(tries = 1000, edgeCases = EdgeCasesMode.NONE)
+    void shouldAgreeWithReferenceModelOnRandomCommandSequences(@ForAll("sequences") final List<Action> actions)
+    {
+        final Run run = new Run();
+        try
+        {
+            run.preamble();
+            for (final Action action : actions)
+            {
+                run.execute(action);
+            }
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            throw new AssertionError(e.getMessage() + "\nlast commands:\n" + run.trace(), e);
+        }
+        for (final String feature : run.features)
+        {
+            Statistics.label("features").collect(feature);
+        }
+        Statistics.label("features").coverage(coverage ->
+        {
+            // The generator must keep producing what the test is about, or the property proves little.
+            for (final String feature : List.of("REPLAYED", "KEY_REUSED", "ATOMIC_ROLLED_BACK", "NON_ATOMIC_BATCH",
+                "LINKED_OPERATION_FAILED", "INSUFFICIENT_FUNDS", "DUPLICATE_REFERENCE", "HOLD_EXPIRED", "KEY_EXPIRED",
+                "OK_CAPTURE_HOLD", "OK_VOID_HOLD", "OK_MARK_HOLD_UNKNOWN", "OK_REVERSE_TRANSFER", "HOLD_NOT_ACTIVE",
+                "CAPTURE_EXCEEDS_HOLD", "REVERSAL_EXCEEDS_REMAINING", "TRANSFER_NOT_FOUND", "ACCOUNT_NOT_FOUND",
+                "CURRENCY_MISMATCH", "INVALID_COMMAND", "HOT_ACCOUNT_SPLIT_DEBIT"))
+            {
+                coverage.check(feature).count(count -> count >= 50);
+            }
+        });
+    }
+
+    @Provide
+    Arbitrary<List<Action>> sequences()
+    {
+        final Arbitrary<Integer> n = Arbitraries.integers().between(0, 1_000_000);
+        final Arbitrary<Kind> singleKinds = Arbitraries.frequency(
+            Tuple.of(7, Kind.CREATE_ACCOUNT), Tuple.of(28, Kind.TRANSFER), Tuple.of(8, Kind.REVERSE), Tuple.of(11, Kind.HOLD),
+            Tuple.of(7, Kind.CAPTURE), Tuple.of(4, Kind.VOID), Tuple.of(3, Kind.MARK_UNKNOWN), Tuple.of(7, Kind.TICK),
+            Tuple.of(10, Kind.RESEND), Tuple.of(5, Kind.REUSE));
+        final Arbitrary<Kind> operationKinds = singleKinds.filter(k -> k != Kind.TICK);
+        final Arbitrary<Action> single = Combinators.combine(singleKinds, n, n, n, n)
+            .as((k, a, b, c, d) -> new Action(k, a, b, c, d, false, List.of()));
+        final Arbitrary<Action> operation = Combinators.combine(operationKinds, n, n, n, n)
+            .as((k, a, b, c, d) -> new Action(k, a, b, c, d, false, List.of()));
+        final Arbitrary<Action> batch = Combinators.combine(
+                Arbitraries.frequency(Tuple.of(3, true), Tuple.of(1, false)), operation.list().ofMinSize(2).ofMaxSize(6))
+            .as((atomic, operations) -> new Action(Kind.BATCH, 0, 0, 0, 0, atomic, operations));
+        return Arbitraries.frequencyOf(Tuple.of(12, single), Tuple.of(1, batch)).list().ofMinSize(1).ofMaxSize(300)
+            .withSizeDistribution(RandomDistribution.uniform());
+    }
+
+    /** One property try: two ledgers, the model, and what has been sent so far. */
+    private static final class Run
+    {
+        final Commands commands = new Commands();
+        final Ledger ledger = new Ledger(CONFIG);
+        final Ledger twin = new Ledger(CONFIG);
+        final ReferenceModel model = new ReferenceModel(CONFIG);
+        final List<Command> sent = new ArrayList<>();
+        final List<Id> transferIds = new ArrayList<>();
+        final List<Id> holdIds = new ArrayList<>();
+        final List<String> references = new ArrayList<>();
+        final Set<String> features = new TreeSet<>();
+        final ArrayDeque<String> trace = new ArrayDeque<>();
+        long nextAccountId = 1;
+        int nextKey;
+        int nextReference;
+
+        /** Funding accounts, a hot account and a few ordinary ones with money, in two tenants. */
+        void preamble()
+        {
+            final List<Action> setup = new ArrayList<>();
+            // kinds of account by the rules of createAccount below: a % 20 picks the kind, c the tenant, d the currency
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 12, 0, 1, 0, false, List.of()));   // 1 funding USD t1
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 12, 0, 1, 7, false, List.of()));   // 2 funding EUR t1
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 12, 0, 0, 0, false, List.of()));   // 3 funding USD t2
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 8, 14, 1, 0, false, List.of()));   // 4 hot USD t1, 16 subs
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 0, 0, 1, 0, false, List.of()));    // 5 ordinary USD t1
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 0, 0, 1, 0, false, List.of()));    // 6 ordinary USD t1
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 0, 0, 1, 7, false, List.of()));    // 7 ordinary EUR t1
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 0, 0, 0, 0, false, List.of()));    // 8 ordinary USD t2
+            setup.add(new Action(Kind.CREATE_ACCOUNT, 14, 0, 1, 0, false, List.of()));   // 9 hot funding USD t1, 4 subs
+            for (final Action action : setup)
+            {
+                execute(action);
+            }
+            for (int i = 0; i < 8; i++)
+            {
+                // several credits, so the hot account's money sits in several sub-balances
+                fund(1, 4, 700);
+            }
+            fund(1, 5, 2_000);
+            fund(1, 6, 1_000);
+            fund(2, 7, 1_000);
+            fund(3, 8, 1_000);
+        }
+
+        private void fund(final long debit, final long credit, final long amount)
+        {
+            final ReferenceModel.Account account = model.accounts().get(debit);
+            commands.tenant(account.tenant);
+            final Command c = commands.transfer(nextKey(), debit, credit, amount, account.currency, null);
+            runUnit(c);
+        }
+
+        void execute(final Action action)
+        {
+            if (action.kind() == Kind.BATCH)
+            {
+                runBatch(action);
+                return;
+            }
+            runUnit(build(action));
+        }
+
+        /** Builds each operation only when the previous one has run, so that it sees the batch's own changes. */
+        private void runBatch(final Action action)
+        {
+            features.add(action.atomic() ? "ATOMIC_BATCH" : "NON_ATOMIC_BATCH");
+            final List<Command> built = new ArrayList<>();
+            final int size = action.operations().size();
+            final UnitCheck unit = beginUnit(size, action.atomic());
+            for (int i = 0; i < size; i++)
+            {
+                final Command c = build(action.operations().get(i));
+                c.batchSize = size;
+                c.batchPosition = i;
+                c.atomic = action.atomic();
+                built.add(c);
+                applyOne(unit, c, i == size - 1);
+            }
+            endUnit(unit, built);
+        }
+
+        private void runUnit(final Command c)
+        {
+            final UnitCheck unit = beginUnit(1, false);
+            applyOne(unit, c, true);
+            endUnit(unit, List.of(c));
+        }
+
+        // ---------------------------------------------------------------------------------------------
+        // Running a unit against both ledgers and the model.
+        // ---------------------------------------------------------------------------------------------
+
+        /**
+         * What one unit expects. Effects are per command, except that an atomic batch's effects are
+         * those of the whole batch, known once its last operation is applied.
+         */
+        private static final class UnitCheck
+        {
+            final boolean atomic;
+            final List<Outcome> outcomes = new ArrayList<>();
+            final List<Boolean> keyPresentBefore = new ArrayList<>();
+            Map<Long, Long> postedBefore;
+            boolean rolledBack;
+
+            UnitCheck(final boolean atomic)
+            {
+                this.atomic = atomic;
+            }
+        }
+
+        private UnitCheck beginUnit(final int size, final boolean atomic)
+        {
+            final UnitCheck unit = new UnitCheck(atomic && size > 1);
+            unit.postedBefore = postedByAccount();
+            model.beginUnit(size, atomic);
+            return unit;
+        }
+
+        private Map<Long, Long> postedByAccount()
+        {
+            final Map<Long, Long> posted = new HashMap<>();
+            final Accounts accounts = ledger.accounts();
+            for (int slot = 0; slot < accounts.count(); slot++)
+            {
+                posted.put(accounts.id(slot), accounts.postedTotal(slot));
+            }
+            return posted;
+        }
+
+        private void applyOne(final UnitCheck unit, final Command c, final boolean last)
+        {
+            final boolean keyed = c.type != CommandType.TICK;
+            if (!unit.atomic)
+            {
+                unit.postedBefore = postedByAccount();
+            }
+            unit.keyPresentBefore.add(keyed && ledger.idempotencyKeys().find(c.keyHi, c.keyLo) >= 0);
+            if (keyed)
+            {
+                sent.add(c);
+            }
+            final long[] hotPostedBefore = hotDebitPosted(c);
+            final Result first = ledger.apply(c);
+            final Result second = twin.apply(c);
+            if (trace.size() == 40)
+            {
+                trace.removeFirst();
+            }
+            trace.addLast(describe(c) + " -> " + first);
+            assertEquals(first.code, second.code, "two ledgers disagree on " + c.journalIndex);
+            final Outcome outcome = keyed ? model.apply(c) : model.tick(c);
+            unit.outcomes.add(outcome);
+            if (!keyed)
+            {
+                assertEquals(outcome.extra, first.extra, "holds expired by the tick at " + c.journalIndex);
+                features.add(outcome.extra > 0 ? "HOLD_EXPIRED" : "TICK");
+                if (model.lastTickExpiredKeys() > 0)
+                {
+                    features.add("KEY_EXPIRED");
+                }
+            }
+            if (last)
+            {
+                unit.rolledBack = model.endUnit();
+            }
+            if (hotPostedBefore != null && first.code == ResultCode.OK && !first.replayed)
+            {
+                final long[] after = hotDebitPosted(c);
+                int lowered = 0;
+                for (int i = 0; i < after.length; i++)
+                {
+                    lowered += after[i] < hotPostedBefore[i] ? 1 : 0;
+                }
+                if (lowered > 1)
+                {
+                    features.add("HOT_ACCOUNT_SPLIT_DEBIT");
+                }
+            }
+            checkState(c);
+            if (!unit.atomic)
+            {
+                final boolean applied = outcome.appliedFinally();
+                checkEffects(unit.postedBefore, applied ? outcome.postings : 0,
+                    applied || !keyed ? outcome.events : 0);
+            }
+        }
+
+        String trace()
+        {
+            return String.join("\n", trace);
+        }
+
+        private static String describe(final Command c)
+        {
+            return "#" + c.journalIndex + " " + c.type + (c.batchSize > 1 ? " [" + c.batchPosition + "/" + c.batchSize +
+                (c.atomic ? " atomic]" : "]") : "") + " t" + c.tenantId + " key=" + String.format("%016x", c.keyHi).substring(0, 4) +
+                " acc=" + c.accountId + " dr=" + c.debitAccountId + " cr=" + c.creditAccountId + " amt=" + c.amountMinor +
+                " target=" + Uuid7.journalIndex(c.targetIdHi, c.targetIdLo) + " subs=" + c.subBalances +
+                (c.hasReference() ? " ref" : "");
+        }
+
+        /** @return posted of each sub-balance of a constrained hot account a transfer debits, or null. */
+        private long[] hotDebitPosted(final Command c)
+        {
+            if (c.type != CommandType.TRANSFER)
+            {
+                return null;
+            }
+            final Accounts accounts = ledger.accounts();
+            final int slot = accounts.slotOf(c.debitAccountId, c.tenantId);
+            if (slot < 0 || accounts.subCount(slot) == 1 || !accounts.isConstrained(slot))
+            {
+                return null;
+            }
+            final long[] posted = new long[accounts.subCount(slot)];
+            for (int i = 0; i < posted.length; i++)
+            {
+                posted[i] = accounts.posted(accounts.subSlot(slot, i));
+            }
+            return posted;
+        }
+
+        private void endUnit(final UnitCheck unit, final List<Command> built)
+        {
+            final int size = built.size();
+            final Result[] results = new Result[size];
+            for (int i = 0; i < size; i++)
+            {
+                results[i] = new Result().copyFrom(ledger.result(i));
+                assertSameBody(results[i], twin.result(i));
+                assertEquals(results[i].replayed, twin.result(i).replayed);
+            }
+            // A key stored by this unit: its first result is the one the unit finally reported.
+            for (int i = 0; i < size; i++)
+            {
+                final Outcome outcome = unit.outcomes.get(i);
+                if (!outcome.replayed && outcome.key != null)
+                {
+                    outcome.key.first = results[i];
+                }
+            }
+            int postings = 0;
+            int events = 0;
+            for (int i = 0; i < size; i++)
+            {
+                final Command c = built.get(i);
+                final Outcome outcome = unit.outcomes.get(i);
+                final Result r = results[i];
+                final String where = "command " + c.journalIndex + " " + c.type + " (batch " + (i + 1) + "/" + size +
+                    (c.atomic ? " atomic" : "") + "): " + r;
+                assertEquals(outcome.finalCode(), r.code, where);
+                assertEquals(outcome.replayed, r.replayed, where);
+                if (outcome.replayed)
+                {
+                    assertReplayOf(outcome.key.first, r);
+                    features.add("REPLAYED");
+                }
+                if (unit.keyPresentBefore.get(i))
+                {
+                    // A key stored before the command is never applied again, whatever the model thinks.
+                    assertTrue(r.replayed || r.code == ResultCode.KEY_REUSED, "stored key applied again: " + where);
+                }
+                if (r.code == ResultCode.DUPLICATE_REFERENCE && !r.replayed)
+                {
+                    assertEquals(outcome.extra, r.extra, "transfer named by a duplicate reference: " + where);
+                }
+                assertFalse(r.code == ResultCode.CAPACITY_EXCEEDED, "tables are sized never to fill: " + where);
+                if (outcome.appliedFinally())
+                {
+                    postings += outcome.postings;
+                    events += outcome.events;
+                    features.add("OK_" + c.type);
+                }
+                else if (c.type == CommandType.TICK)
+                {
+                    events += outcome.events;
+                }
+                else
+                {
+                    features.add(r.code.name());
+                }
+                if (!outcome.replayed && outcome.code == ResultCode.OK)
+                {
+                    if (c.type == CommandType.TRANSFER || c.type == CommandType.REVERSE_TRANSFER || c.type == CommandType.CAPTURE_HOLD)
+                    {
+                        transferIds.add(ReferenceModel.transferId(c));
+                    }
+                    else if (c.type == CommandType.CREATE_HOLD)
+                    {
+                        holdIds.add(ReferenceModel.holdId(c));
+                    }
+                }
+            }
+            if (unit.rolledBack)
+            {
+                features.add("ATOMIC_ROLLED_BACK");
+            }
+            if (unit.atomic)
+            {
+                checkEffects(unit.postedBefore, postings, events);
+            }
+        }
+
+        // ---------------------------------------------------------------------------------------------
+        // Checks.
+        // ---------------------------------------------------------------------------------------------
+
+        private void checkState(final Command c)
+        {
+            final String where = "after command " + c.journalIndex + " " + c.type;
+            final Accounts accounts = ledger.accounts();
+            assertEquals(model.accounts().size(), accounts.count(), where);
+            for (final Map.Entry<Long, ReferenceModel.Account> e : model.accounts().entrySet())
+            {
+                final int slot = accounts.slotOf(e.getKey(), e.getValue().tenant);
+                assertTrue(slot >= 0, where + ": account " + e.getKey() + " missing");
+                assertEquals(e.getValue().posted, accounts.postedTotal(slot), where + ": posted of " + e.getKey());
+                assertEquals(e.getValue().held, accounts.heldTotal(slot), where + ": held of " + e.getKey());
+            }
+            assertEquals(model.holdCount(), ledger.holds().size(), where + ": live holds");
+            assertEquals(model.unknownHoldCount(), ledger.holds().unknownCount(), where + ": unknown holds");
+            assertEquals(model.keyCount(), ledger.idempotencyKeys().size(), where + ": stored keys");
+            assertEquals(model.referenceCount(), ledger.references().size(), where + ": references");
+            assertEquals(model.transferCount(), ledger.transfers().size(), where + ": transfers");
+            checkInvariants(ledger, where);
+            assertEquals(ledger.stateHash(), twin.stateHash(), where + ": state hashes differ");
+        }
+
+        /** Invariants that hold whatever the model says. */
+        private static void checkInvariants(final Ledger ledger, final String where)
+        {
+            final Accounts accounts = ledger.accounts();
+            final Map<Integer, Long> postedByCurrency = new HashMap<>();
+            for (int slot = 0; slot < accounts.count(); slot++)
+            {
+                postedByCurrency.merge(accounts.currency(slot), accounts.postedTotal(slot), Long::sum);
+                final long floor = accounts.subCount(slot) == 1 ? -accounts.overdraftLimit(slot) : 0;
+                for (int i = 0; i < accounts.subCount(slot); i++)
+                {
+                    final int sub = accounts.subSlot(slot, i);
+                    assertTrue(accounts.held(sub) >= 0, where + ": negative held on account " + accounts.id(slot));
+                    if (accounts.isConstrained(slot))
+                    {
+                        assertTrue(accounts.posted(sub) - accounts.held(sub) >= floor,
+                            where + ": sub-balance " + i + " of account " + accounts.id(slot) + " below its floor");
+                    }
+                }
+            }
+            // Every account starts at 0 and every posting has two legs, so posted sums to 0 per currency.
+            postedByCurrency.forEach((currency, sum) -> assertEquals(0L, sum, where + ": money not conserved in " + currency));
+        }
+
+        /** The effects' entries sum to zero per currency, match the postings, and explain every posted change. */
+        private void checkEffects(final Map<Long, Long> postedBefore, final int postings, final int events)
+        {
+            final EffectLog effects = ledger.effects();
+            final Map<Integer, Long> byCurrency = new HashMap<>();
+            final Map<Long, Long> byAccount = new HashMap<>();
+            for (int i = 0; i < effects.entryCount(); i++)
+            {
+                byCurrency.merge(effects.entryCurrency(i), effects.entryAmount(i), Long::sum);
+                byAccount.merge(effects.entryAccount(i), effects.entryAmount(i), Long::sum);
+            }
+            byCurrency.forEach((currency, sum) -> assertEquals(0L, sum, "entries of the unit do not balance"));
+            assertEquals(2 * postings, effects.entryCount(), "entries: two legs per posting");
+            assertEquals(events, effects.eventCount(), "events of the unit");
+            final Accounts accounts = ledger.accounts();
+            for (int slot = 0; slot < accounts.count(); slot++)
+            {
+                final long id = accounts.id(slot);
+                final long change = accounts.postedTotal(slot) - postedBefore.getOrDefault(id, 0L);
+                assertEquals(change, byAccount.getOrDefault(id, 0L), "entries of account " + id + " vs its posted change");
+            }
+        }
+
+        // ---------------------------------------------------------------------------------------------
+        // Turning actions into commands, against the model's current state.
+        // ---------------------------------------------------------------------------------------------
+
+        private String nextKey()
+        {
+            return "key-" + nextKey++;
+        }
+
+        private Command build(final Action x)
+        {
+            switch (x.kind())
+            {
+                case CREATE_ACCOUNT: return createAccount(x);
+                case TRANSFER: return transfer(x);
+                case REVERSE: return reverse(x);
+                case HOLD: return hold(x);
+                case CAPTURE: return capture(x);
+                case VOID: return holdCommand(x, CommandType.VOID_HOLD);
+                case MARK_UNKNOWN: return holdCommand(x, CommandType.MARK_HOLD_UNKNOWN);
+                case TICK: return commands.tick(1 + x.a() % 80);
+                case RESEND: return commands.resend(pickSent(x));
+                case REUSE:
+                    final Command original = pickSent(x);
+                    return commands.reuse(original, original.amountMinor + 1 + x.b() % 5);
+                default: throw new IllegalArgumentException(x.toString());
+            }
+        }
+
+        /** A command sent before: half the time a recent one (often of the same batch), else any. */
+        private Command pickSent(final Action x)
+        {
+            final int window = Math.min(sent.size(), 6);
+            return x.a() % 2 == 0 ? sent.get(sent.size() - 1 - (x.a() / 2) % window) : sent.get(x.a() % sent.size());
+        }
+
+        private List<Long> accountIds()
+        {
+            return new ArrayList<>(model.accounts().keySet());
+        }
+
+        private long tenantOf(final long accountId, final int choice)
+        {
+            final ReferenceModel.Account a = model.accounts().get(accountId);
+            final long tenant = a == null ? 1 : a.tenant;
+            // Now and then another tenant tries to use the account: it must not see it.
+            return choice % 13 == 0 ? 3 - tenant : tenant;
+        }
+
+        private Command createAccount(final Action x)
+        {
+            final int variant = x.a() % 20;
+            long tenant = x.c() % 5 == 0 ? 2 : 1;
+            final int currency = x.d() % 10 < 7 ? Commands.USD : x.d() % 10 < 9 ? Commands.EUR : Commands.JPY;
+            final List<Long> ids = accountIds();
+            long id = nextAccountId++;
+            int subs = 1;
+            boolean constrained = true;
+            long overdraft = 0;
+            int accountCurrency = currency;
+            if (variant >= 8 && variant <= 11)
+            {
+                subs = 2 + x.b() % 15;
+            }
+            else if (variant == 12)
+            {
+                constrained = false;
+            }
+            else if (variant == 14)
+            {
+                constrained = false;
+                subs = 4;
+            }
+            else if (variant == 13 || variant == 15)
+            {
+                overdraft = 50 + x.b() % 500;
+            }
+            else if (variant == 16 && !ids.isEmpty())
+            {
+                // An id the tenant already uses. (Another tenant may use the same id: that is a different
+                // account; the model keys accounts by id alone, so the generator keeps ids tenant-unique.)
+                id = ids.get(x.b() % ids.size());
+                tenant = model.accounts().get(id).tenant;
+            }
+            else if (variant == 17)
+            {
+                subs = x.b() % 2 == 0 ? 0 : LedgerLimits.SUB_BALANCES_MAX + 1;
+            }
+            else if (variant == 18)
+            {
+                accountCurrency = CurrencyCode.pack("XXX");
+            }
+            else if (variant == 19)
+            {
+                constrained = false;
+                overdraft = 100;
+            }
+            commands.tenant(tenant);
+            return commands.createAccount(nextKey(), id, accountCurrency, subs, constrained, overdraft);
+        }
+
+        private Command transfer(final Action x)
+        {
+            final List<Long> ids = accountIds();
+            final long debit = ids.get(x.a() % ids.size());
+            final ReferenceModel.Account debitAccount = model.accounts().get(debit);
+            final List<Long> peers = new ArrayList<>();
+            for (final long id : ids)
+            {
+                final ReferenceModel.Account a = model.accounts().get(id);
+                if (id != debit && a.currency == debitAccount.currency && a.tenant == debitAccount.tenant)
+                {
+                    peers.add(id);
+                }
+            }
+            final long credit;
+            if (x.b() % 29 == 0)
+            {
+                credit = OTHER_TENANT_MISSING_ACCOUNT;
+            }
+            else if (x.b() % 8 != 0 && !peers.isEmpty())
+            {
+                credit = peers.get((x.b() / 8) % peers.size());
+            }
+            else
+            {
+                credit = ids.get(x.b() % ids.size());
+            }
+            final long amount = x.c() % 16 == 0 ? (x.c() % 32 == 0 ? 0 : -5) : 1 + x.c() % 400;
+            final int currency = x.d() % 17 == 0 ? (debitAccount.currency == Commands.USD ? Commands.EUR : Commands.USD) :
+                debitAccount.currency;
+            String reference = null;
+            final int referenceChoice = x.d() % 10;
+            if (referenceChoice == 7 || referenceChoice == 8)
+            {
+                reference = "ref-" + nextReference++;
+                references.add(reference);
+            }
+            else if (referenceChoice == 9 && !references.isEmpty())
+            {
+                // mostly a recent one, still inside the reference retention window
+                final int window = Math.min(references.size(), 4);
+                reference = x.d() % 3 == 0 ? references.get((x.d() / 10) % references.size()) :
+                    references.get(references.size() - 1 - (x.d() / 10) % window);
+            }
+            commands.tenant(tenantOf(debit, x.d()));
+            return commands.transfer(nextKey(), debit, credit, amount, currency, reference);
+        }
+
+        private Command reverse(final Action x)
+        {
+            final Id target;
+            if (transferIds.isEmpty() || x.a() % 11 == 0)
+            {
+                // an id that names nothing: no command ever ran at that index
+                target = new Id(Uuid7.hi(commands.nowNs(), Uuid7.KIND_TRANSFER), Uuid7.lo(LedgerLimits.JOURNAL_INDEX_MAX - 1, 0));
+            }
+            else if (x.a() % 11 == 1 && !holdIds.isEmpty())
+            {
+                target = holdIds.get(x.a() % holdIds.size());
+            }
+            else
+            {
+                target = transferIds.get(x.a() % transferIds.size());
+            }
+            final ReferenceModel.Transfer original = model.transfer(target);
+            final long remaining = original == null ? 100 : original.amount - original.reversed;
+            final int mode = x.b() % 10;
+            final long amount = mode < 4 ? 0 : mode < 8 ? 1 + x.c() % Math.max(1, remaining) : mode == 8 ? remaining + 1 + x.c() % 5 : -1;
+            commands.tenant(original == null ? 1 : x.d() % 13 == 0 ? 3 - original.tenant : original.tenant);
+            return statedCurrency(commands.reverse(nextKey(), target.hi(), target.lo(), amount),
+                original == null ? Commands.USD : original.currency, x);
+        }
+
+        private Command hold(final Action x)
+        {
+            final List<Long> ids = accountIds();
+            final long account = ids.get(x.a() % ids.size());
+            final ReferenceModel.Account a = model.accounts().get(account);
+            final long amount = x.b() % 25 == 0 ? 0 : 1 + x.b() % 300;
+            final long timeoutMs = x.c() % 40 == 0 ? 0 : 1 + x.c() % 100;
+            final int currency = x.d() % 17 == 0 ? (a.currency == Commands.USD ? Commands.EUR : Commands.USD) : a.currency;
+            commands.tenant(tenantOf(account, x.d()));
+            return commands.hold(nextKey(), account, amount, currency, timeoutMs);
+        }
+
+        private Id pickHold(final Action x)
+        {
+            if (holdIds.isEmpty() || x.a() % 13 == 0)
+            {
+                return new Id(Uuid7.hi(commands.nowNs(), Uuid7.KIND_HOLD), Uuid7.lo(LedgerLimits.JOURNAL_INDEX_MAX - 2, 0));
+            }
+            // Mostly recent holds: old ones are mostly gone, and those are tried often enough.
+            final int window = Math.min(holdIds.size(), 12);
+            return x.a() % 4 == 0 ? holdIds.get(x.a() % holdIds.size()) : holdIds.get(holdIds.size() - 1 - x.a() % window);
+        }
+
+        private long holdTenant(final ReferenceModel.Hold hold, final Action x)
+        {
+            return hold == null ? 1 : x.d() % 13 == 0 ? 3 - hold.tenant : hold.tenant;
+        }
+
+        private Command capture(final Action x)
+        {
+            final Id target = pickHold(x);
+            final ReferenceModel.Hold hold = model.hold(target);
+            final List<Long> ids = accountIds();
+            long credit = ids.get(x.b() % ids.size());
+            if (hold != null && x.b() % 8 != 0)
+            {
+                final List<Long> peers = new ArrayList<>();
+                for (final long id : ids)
+                {
+                    final ReferenceModel.Account a = model.accounts().get(id);
+                    if (id != hold.account && a.currency == hold.currency && a.tenant == hold.tenant)
+                    {
+                        peers.add(id);
+                    }
+                }
+                if (!peers.isEmpty())
+                {
+                    credit = peers.get((x.b() / 8) % peers.size());
+                }
+            }
+            final long held = hold == null ? 100 : hold.amount;
+            final int mode = x.c() % 10;
+            final long amount = mode < 4 ? 0 : mode < 8 ? 1 + x.d() % held : mode == 8 ? held + 1 : -1;
+            commands.tenant(holdTenant(hold, x));
+            return statedCurrency(commands.capture(nextKey(), target.hi(), target.lo(), credit, amount),
+                hold == null ? Commands.USD : hold.currency, x);
+        }
+
+        /**
+         * How a reversal or capture states its amount: mostly in the target's currency; now and then in
+         * USD, right or wrong; now and then with no currency, so the amount is read as thousandths of a
+         * major unit (scaled up here so that it usually converts exactly, sometimes not).
+         */
+        private static Command statedCurrency(final Command c, final int targetCurrency, final Action x)
+        {
+            if (c.amountMinor == 0 || x.d() % 7 == 0)
+            {
+                return Commands.inCurrency(c, c.amountMinor == 0 ? 0 : Commands.USD);
+            }
+            if (x.d() % 7 == 1)
+            {
+                final int digits = dev.tally.ledger.currency.CurrencyCode.minorDigits(targetCurrency);
+                final long scale = x.b() % 3 == 0 ? 1 : digits == 0 ? 1_000 : digits == 2 ? 10 : 1;
+                c.amountMinor = c.amountMinor < 0 ? c.amountMinor : c.amountMinor * scale;
+                return Commands.inCurrency(c, 0);
+            }
+            return Commands.inCurrency(c, targetCurrency);
+        }
+
+        private Command holdCommand(final Action x, final CommandType type)
+        {
+            final Id target = pickHold(x);
+            commands.tenant(holdTenant(model.hold(target), x));
+            return type == CommandType.VOID_HOLD ? commands.voidHold(nextKey(), target.hi(), target.lo()) :
+                commands.markUnknown(nextKey(), target.hi(), target.lo());
+        }
+    }
+}

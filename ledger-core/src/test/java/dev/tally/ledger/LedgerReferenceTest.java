@@ -1,0 +1,81 @@
+package dev.tally.ledger;
+
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.result.Result;
+import dev.tally.ledger.result.ResultCode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static dev.tally.ledger.ResultAssertions.assertReplayOf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** References are unique per tenant: the second line of defence behind idempotency keys. */
+class LedgerReferenceTest
+{
+    private static final long FUNDING = 1;
+    private static final long ALICE = 2;
+    private static final long BOB = 3;
+    private static final long REFERENCE_RETENTION_MS = 120_000;
+
+    private final LedgerDriver d = new LedgerDriver(LedgerDriver.CONFIG.withRetention(60_000, REFERENCE_RETENTION_MS, LedgerConfig.DAY_MS));
+    private final Commands cmd = d.commands;
+
+    @BeforeEach
+    void openAccounts()
+    {
+        d.apply(cmd.createFundingAccount("open-funding", FUNDING));
+        d.apply(cmd.createAccount("open-alice", ALICE));
+        d.apply(cmd.createAccount("open-bob", BOB));
+        d.apply(cmd.transfer("fund-alice", FUNDING, ALICE, 10_000));
+    }
+
+    @Test
+    void shouldRejectDuplicateReferenceWithNewKeyNamingTheFirstTransfer()
+    {
+        final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        final long business = d.businessDigest();
+
+        final Command second = cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42");
+        final Result duplicate = d.apply(second);
+
+        assertEquals(ResultCode.DUPLICATE_REFERENCE, duplicate.code);
+        assertEquals(first.originIndex, duplicate.extra, "names the first transfer's journal index");
+        assertEquals(first.originTimestampNs, duplicate.extraTimestampNs, "and its time, so its id can be rebuilt");
+        assertEquals(business, d.businessDigest());
+        assertEquals(700, d.posted(BOB));
+        assertReplayOf(duplicate, d.apply(cmd.resend(second)));
+    }
+
+    @Test
+    void shouldAcceptSameReferenceInAnotherTenant()
+    {
+        d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        cmd.tenant(2);
+        d.apply(cmd.createFundingAccount("open-funding", 20));
+        d.apply(cmd.createAccount("open-carol", 21));
+
+        assertEquals(ResultCode.OK, d.apply(cmd.transfer("pay-1", 20, 21, 700, "INV-42")).code);
+    }
+
+    @Test
+    void shouldAcceptReferenceAgainOnceItsRetentionWindowHasPassed()
+    {
+        d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        d.apply(cmd.tick(REFERENCE_RETENTION_MS - 2));
+        assertEquals(1, d.ledger.references().size(), "one millisecond before the window ends");
+
+        d.apply(cmd.tick(0));
+
+        assertEquals(0, d.ledger.references().size(), "purged when the window ends");
+        assertEquals(ResultCode.OK, d.apply(cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42")).code,
+            "older references are PostgreSQL's UNIQUE constraint's job");
+    }
+
+    @Test
+    void shouldNotTakeReferenceWhenTransferIsRejected()
+    {
+        assertEquals(ResultCode.INSUFFICIENT_FUNDS, d.apply(cmd.transfer("pay-1", BOB, ALICE, 5, "INV-9")).code);
+
+        assertEquals(ResultCode.OK, d.apply(cmd.transfer("pay-2", ALICE, BOB, 5, "INV-9")).code);
+    }
+}
