@@ -230,6 +230,22 @@ public final class Ledger
     }
 
     /**
+     * Ends a replay of the journal. If the journal ends inside a batch, the process stopped after
+     * journaling part of it and its reply never left: settle it now, exactly as the next command would
+     * (an atomic batch is rolled back and stores nothing; a non-atomic one keeps what it applied), so that
+     * reads served before that next command never show half an atomic batch. Replaying the same journal
+     * later, the next command settles it at the same point with the same outcome.
+     */
+    public void endReplay()
+    {
+        if (batchNextPosition != batchSize)
+        {
+            abortIncompleteBatch();
+            batchNextPosition = batchSize;
+        }
+    }
+
+    /**
      * A new unit started while a batch was still incomplete: the process stopped after journaling part
      * of a batch (its reply never left). A non-atomic batch keeps what it applied, like any single
      * commands; an atomic one is rolled back and stores nothing, so the client's retry is applied afresh.

@@ -293,6 +293,27 @@ class LedgerBatchTest
     }
 
     @Test
+    void shouldSettleAtomicBatchCutShortWhenReplayEndsSoReadsNeverSeeHalfOfIt()
+    {
+        open();
+        final long business = d.businessDigest();
+        final Command[] batch = Commands.batch(true,
+            cmd.transfer("op-0", ALICE, BOB, 300),
+            cmd.transfer("op-1", ALICE, BOB, 200),
+            cmd.transfer("op-2", ALICE, BOB, 100));
+        d.apply(batch[0]);
+        d.apply(batch[1]);
+
+        d.ledger.endReplay();
+
+        assertFalse(d.ledger.isInsideBatch());
+        assertEquals(business, d.businessDigest(), "reads after the replay must not show the journaled half");
+        final Result next = d.apply(cmd.tick(0));
+        assertEquals(ResultCode.OK, next.code, "the next unit starts normally");
+        assertEquals(business, d.businessDigest());
+    }
+
+    @Test
     void shouldHaltOnOperationPastTheEndOfItsBatch()
     {
         open();

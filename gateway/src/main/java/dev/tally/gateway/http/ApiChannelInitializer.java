@@ -5,7 +5,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -30,9 +29,6 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
     @Override
     protected void initChannel(final SocketChannel channel)
     {
-        // One request at a time per connection: the next is read only after the reply to the previous
-        // one is written, so replies from the I/O thread cannot overtake replies from the responder.
-        channel.config().setAutoRead(false);
         final ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("connections", connectionLimiter);
         pipeline.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
@@ -41,7 +37,6 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
             .setMaxHeaderSize(limits.headerLengthMaxBytes())
             .setMaxChunkSize(64 * 1024)));
         pipeline.addLast("aggregator", new ProblemAggregator(limits.bodyLengthMaxBytes()));
-        pipeline.addLast("flow", new FlowControlHandler());
         pipeline.addLast("api", handlers.get());
     }
 }

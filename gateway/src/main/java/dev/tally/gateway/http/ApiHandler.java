@@ -4,6 +4,7 @@ import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import dev.tally.gateway.api.Problem;
 import dev.tally.gateway.api.ProblemType;
+import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResourceId;
 import dev.tally.gateway.api.Route;
 import dev.tally.gateway.pipeline.EventKind;
@@ -69,9 +70,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         if (!scratch.router.match(request.method().name(), request.uri(), scratch.match))
         {
             // 404, or 405 with the Allow header RFC 9110 (15.5.6) requires
-            final ByteBuf body = ctx.alloc().buffer(256);
-            HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(scratch.match.problem(), body), body, keepAlive,
-                scratch.match.allow());
+            problem(ctx, scratch, scratch.match.problem(), keepAlive, scratch.match.allow());
             return;
         }
         final Route route = scratch.match.route();
@@ -146,7 +145,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         catch (final InsufficientCapacityException ex)
         {
-            problem(ctx, scratch, OVERLOADED, keepAlive);
+            overloaded(ctx, scratch, keepAlive);
             return;
         }
         try
@@ -181,7 +180,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         catch (final InsufficientCapacityException ex)
         {
-            problem(ctx, scratch, OVERLOADED, keepAlive);
+            overloaded(ctx, scratch, keepAlive);
             return;
         }
         final long first = last - (size - 1);
@@ -234,7 +233,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         catch (final InsufficientCapacityException ex)
         {
-            problem(ctx, scratch, OVERLOADED, keepAlive);
+            overloaded(ctx, scratch, keepAlive);
             return;
         }
         try
@@ -273,22 +272,67 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(problem, body), body, false);
     }
 
-    private static void problem(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Problem problem, final boolean keepAlive)
+    private void problem(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Problem problem, final boolean keepAlive)
+    {
+        problem(ctx, scratch, problem, keepAlive, null);
+    }
+
+    /**
+     * Answers with a problem rendered here, but written by the responder, in order: with HTTP/1.1
+     * pipelining an earlier request of this connection may still be in the ring, and its reply must
+     * leave first (RFC 9112, 9.3.2), or a client would pair this error with a transfer that was applied.
+     * Only when the ring is full is the reply written directly (out of order is then the lesser evil).
+     */
+    private void problem(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Problem problem, final boolean keepAlive, final String allow)
     {
         final ByteBuf body = ctx.alloc().buffer(256);
-        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(problem, body), body, keepAlive);
+        final RenderedResponse rendered = scratch.renderer.renderProblem(problem, body);
+        immediate(ctx, rendered.status(), rendered.contentType(), body, keepAlive, rendered.retryAfterSeconds(), allow);
     }
 
-    private static void text(final ChannelHandlerContext ctx, final int status, final String contentType, final String text, final boolean keepAlive)
+    private void immediate(
+        final ChannelHandlerContext ctx, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
+        final int retryAfterSeconds, final String allow)
     {
-        HttpReplies.write(ctx.channel(), status, contentType, Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), keepAlive, false, 0);
+        final long sequence;
+        try
+        {
+            sequence = ring.tryNext();
+        }
+        catch (final InsufficientCapacityException ex)
+        {
+            HttpReplies.write(ctx.channel(), status, contentType, body, keepAlive, false, retryAfterSeconds, allow);
+            return;
+        }
+        try
+        {
+            final LedgerEvent event = ring.get(sequence).reset(EventKind.IMMEDIATE_REPLY);
+            event.channel = ctx.channel();
+            event.keepAlive = keepAlive;
+            event.immediateBody = body;
+            event.immediateStatus = status;
+            event.immediateContentType = contentType;
+            event.immediateRetryAfterSeconds = retryAfterSeconds;
+            event.immediateAllow = allow;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
     }
 
-    @Override
-    public void channelActive(final ChannelHandlerContext ctx) throws Exception
+    /** The ring is full: this 503 is written directly, since it cannot queue behind the work it refuses. */
+    private static void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
     {
-        ctx.read();
-        super.channelActive(ctx);
+        final ByteBuf body = ctx.alloc().buffer(256);
+        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive);
+    }
+
+    /** Probe replies queue behind earlier pipelined requests too (see {@link #problem}). */
+    private void text(final ChannelHandlerContext ctx, final int status, final String contentType, final String text, final boolean keepAlive)
+    {
+        immediate(ctx, status, contentType, Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), keepAlive, 0, null);
     }
 
     @Override

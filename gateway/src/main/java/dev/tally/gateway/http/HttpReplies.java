@@ -43,9 +43,20 @@ final class HttpReplies
         write(channel, status, contentType, body, keepAlive, replayed, retryAfterSeconds, null);
     }
 
-    private static void write(
+    static void write(
         final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
         final boolean replayed, final int retryAfterSeconds, final String allow)
+    {
+        write(channel, status, contentType, body, keepAlive, replayed, retryAfterSeconds, allow, true);
+    }
+
+    /**
+     * Writes a reply; with {@code flush} false the caller flushes later (the responder flushes each
+     * connection once per Disruptor batch, so a pipelining client's replies share one syscall).
+     */
+    static void write(
+        final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
+        final boolean replayed, final int retryAfterSeconds, final String allow, final boolean flush)
     {
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body);
         response.headers()
@@ -68,10 +79,13 @@ final class HttpReplies
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         }
-        else
+        else if (flush)
         {
             channel.writeAndFlush(response);
-            channel.read();
+        }
+        else
+        {
+            channel.write(response, channel.voidPromise());
         }
     }
 }

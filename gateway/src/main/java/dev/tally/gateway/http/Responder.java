@@ -33,6 +33,8 @@ public final class Responder implements EventHandler<LedgerEvent>
     private final Command[] batchCommands = new Command[LedgerLimits.BATCH_OPERATIONS_MAX];
     private final Result[] batchResults = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
     private final RingBuffer<LedgerEvent> ring;
+    private final Channel[] pending = new Channel[256];
+    private int pendingCount;
 
     /** @param ring the ring the batch slots are read back from. */
     public Responder(final RingBuffer<LedgerEvent> ring)
@@ -44,12 +46,30 @@ public final class Responder implements EventHandler<LedgerEvent>
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
         final Channel channel = event.channel;
-        if (channel == null)
+        if (channel != null)
+        {
+            reply(event, sequence, channel);
+        }
+        if (endOfBatch)
+        {
+            flushPending();
+        }
+    }
+
+    private void reply(final LedgerEvent event, final long sequence, final Channel channel)
+    {
+        if (event.kind == EventKind.COMMAND && !event.command.isLastOfBatch())
         {
             return;
         }
-        if (event.kind == EventKind.COMMAND && !event.command.isLastOfBatch())
+        if (event.kind == EventKind.IMMEDIATE_REPLY)
         {
+            final ByteBuf immediate = event.immediateBody;
+            event.immediateBody = null;
+            HttpReplies.write(channel, event.immediateStatus, event.immediateContentType, immediate, event.keepAlive, false,
+                event.immediateRetryAfterSeconds, event.immediateAllow, false);
+            markPending(channel);
+            event.channel = null;
             return;
         }
         final ByteBuf body = channel.alloc().buffer(256);
@@ -69,8 +89,38 @@ public final class Responder implements EventHandler<LedgerEvent>
                 rendered = renderCommand(event, sequence, body);
                 break;
         }
-        HttpReplies.write(channel, rendered, body, event.keepAlive);
+        HttpReplies.write(channel, rendered.status(), rendered.contentType(), body, event.keepAlive, rendered.replayed(),
+            rendered.retryAfterSeconds(), null, false);
+        markPending(channel);
         clearReplyFields(event, sequence);
+    }
+
+    /** Remembers a connection written to in this batch, once. */
+    private void markPending(final Channel channel)
+    {
+        for (int i = 0; i < pendingCount; i++)
+        {
+            if (pending[i] == channel)
+            {
+                return;
+            }
+        }
+        if (pendingCount == pending.length)
+        {
+            flushPending();
+        }
+        pending[pendingCount++] = channel;
+    }
+
+    /** One flush per connection per batch: pipelined replies leave in one write. */
+    private void flushPending()
+    {
+        for (int i = 0; i < pendingCount; i++)
+        {
+            pending[i].flush();
+            pending[i] = null;
+        }
+        pendingCount = 0;
     }
 
     private RenderedResponse renderCommand(final LedgerEvent last, final long sequence, final ByteBuf body)

@@ -8,5 +8,11 @@ public enum EventKind
     /** A read of one account, answered by the business thread from memory. Not journaled. */
     READ_ACCOUNT,
     /** A read of one transfer, answered by the business thread from memory. Not journaled. */
-    READ_TRANSFER
+    READ_TRANSFER,
+    /**
+     * A reply the I/O thread already rendered (a validation error, 401, 404): it travels through the ring
+     * only so that the responder writes it in request order behind earlier requests of the same
+     * connection (HTTP/1.1 pipelining). Not journaled, not applied.
+     */
+    IMMEDIATE_REPLY
 }

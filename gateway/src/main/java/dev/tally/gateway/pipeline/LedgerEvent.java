@@ -4,6 +4,7 @@ import dev.tally.ledger.command.Command;
 import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
 /**
@@ -15,6 +16,7 @@ import io.netty.channel.Channel;
  *  command index/time    journaler              business thread, responder
  *  result, views         business thread        responder
  *  channel, keepAlive    gateway I/O thread     responder
+ *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)
  * </pre>
  *
  * The responder clears the reply fields at the end of the chain so the slot holds no reference to a
@@ -34,6 +36,12 @@ public final class LedgerEvent
     public boolean keepAlive;
     /** Set by the journaler when the command could not be journaled: it must not be applied. */
     public boolean journalFailed;
+    /** IMMEDIATE_REPLY: the rendered body (ownership passes to Netty when written), status and headers. */
+    public ByteBuf immediateBody;
+    public int immediateStatus;
+    public CharSequence immediateContentType;
+    public int immediateRetryAfterSeconds;
+    public String immediateAllow;
 
     /** Prepares the slot for a new publication (gateway side). */
     public LedgerEvent reset(final EventKind kind)
@@ -44,6 +52,9 @@ public final class LedgerEvent
         channel = null;
         keepAlive = true;
         journalFailed = false;
+        immediateBody = null;
+        immediateAllow = null;
+        immediateRetryAfterSeconds = 0;
         return this;
     }
 }

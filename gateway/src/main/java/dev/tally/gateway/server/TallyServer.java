@@ -46,6 +46,7 @@ public final class TallyServer implements AutoCloseable
         ledger = new Ledger(config.ledger());
         final long replayStartNs = System.nanoTime();
         replay = journal.replay(0, ledger::apply);
+        ledger.endReplay();
         final long replayMs = (System.nanoTime() - replayStartNs) / 1_000_000;
         LOG.info("replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
             replay.deliveredCount(), replay.lastIndex(), replayMs, replay.status(), Long.toHexString(ledger.stateHash()));

@@ -1,0 +1,227 @@
+package dev.tally.gateway.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code tally serve} in a separate JVM, started from the test class path, so that it can be killed
+ * with SIGKILL ({@link Process#destroyForcibly()}) like a real crash. It binds port 0 on loopback and
+ * the test reads the port it printed; output goes to a log file that failures quote.
+ */
+final class TallyProcess implements AutoCloseable
+{
+    static final String TENANT_KEY = "tenant-key-1";
+    static final long START_TIMEOUT_MS = 60_000;
+    static final long EXIT_TIMEOUT_MS = 30_000;
+    private static final long POLL_INTERVAL_MS = 50;
+    private static final Pattern LISTENING = Pattern.compile("tally listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    /**
+     * What Chronicle needs on JDK 17+: a copy of the parent pom's {@code tally.jvm.opens}, used only when
+     * the test JVM itself was started without them (the flags it was started with are preferred, so the
+     * two cannot drift apart under Maven).
+     */
+    private static final List<String> JVM_OPENS_FALLBACK = List.of(
+        "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+        "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+        "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=jdk.compiler/com.sun.tools.javac=ALL-UNNAMED");
+
+    private final Process process;
+    private final Path log;
+    private final int port;
+
+    private TallyProcess(final Process process, final Path log, final int port)
+    {
+        this.process = process;
+        this.log = log;
+        this.port = port;
+    }
+
+    /**
+     * Starts {@code tally serve} on {@code dataDir} and waits until {@code /ready} answers 200.
+     *
+     * @param durability {@code async} or {@code sync}.
+     * @param log        file receiving the process's stdout and stderr.
+     */
+    static TallyProcess start(final Path dataDir, final String durability, final Path log) throws InterruptedException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx512m");
+        command.add("-Dchronicle.analytics.disable=true");
+        command.addAll(jvmOpens());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.tally.gateway.cli.TallyMain");
+        command.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir.toString(),
+            "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2",
+            // small tables: the ledger allocates them at full size on start
+            "--accounts-max", "1000", "--sub-balances-max", "4000", "--keys-max", "200000", "--transfers-max", "200000",
+            "--holds-max", "1000"));
+        final Process process;
+        try
+        {
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        }
+        catch (final IOException e)
+        {
+            throw new UncheckedIOException("cannot start " + command, e);
+        }
+        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
+        tally.awaitReady();
+        return tally;
+    }
+
+    int port()
+    {
+        return port;
+    }
+
+    long pid()
+    {
+        return process.pid();
+    }
+
+    /** @return a client of tenant {@code t} on this process. */
+    TallyClient client()
+    {
+        return new TallyClient(port, TENANT_KEY);
+    }
+
+    /** SIGKILL: no shutdown hook, no flush, no close; then waits for the process to be gone. */
+    void kill() throws InterruptedException
+    {
+        process.destroyForcibly();
+        if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+        {
+            throw new AssertionError("process " + process.pid() + " survived SIGKILL for " + EXIT_TIMEOUT_MS + " ms");
+        }
+    }
+
+    /** SIGTERM: the shutdown hook closes the server; SIGKILL if it does not exit in time. */
+    void stop() throws InterruptedException
+    {
+        process.destroy();
+        if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+        {
+            kill();
+            throw new AssertionError("process did not stop on SIGTERM within " + EXIT_TIMEOUT_MS + " ms\n" + logTail());
+        }
+    }
+
+    /** Kills the process if it is still running (a test that failed half-way must not leak it). */
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            process.destroyForcibly();
+            try
+            {
+                process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+            catch (final InterruptedException e)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return the last lines the process wrote, for failure messages. */
+    String logTail()
+    {
+        try
+        {
+            final List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return "---- " + log + " (last lines) ----\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        }
+        catch (final IOException e)
+        {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private static int awaitPort(final Process process, final Path log) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        while (System.nanoTime() < deadlineNs)
+        {
+            final String output = read(log);
+            final Matcher matcher = LISTENING.matcher(output);
+            if (matcher.find())
+            {
+                return Integer.parseInt(matcher.group(1));
+            }
+            if (!process.isAlive())
+            {
+                throw new AssertionError("tally exited with " + process.exitValue() + " before listening:\n" + output);
+            }
+            Thread.sleep(POLL_INTERVAL_MS);
+        }
+        process.destroyForcibly();
+        throw new AssertionError("tally did not listen within " + START_TIMEOUT_MS + " ms:\n" + read(log));
+    }
+
+    private void awaitReady() throws InterruptedException
+    {
+        final TallyClient probe = new TallyClient(port, null);
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MS);
+        Reply last = null;
+        while (System.nanoTime() < deadlineNs && process.isAlive())
+        {
+            try
+            {
+                last = probe.get("/ready");
+                if (last.status() == 200)
+                {
+                    return;
+                }
+            }
+            catch (final UncheckedIOException e)
+            {
+                // not accepting yet
+            }
+            Thread.sleep(POLL_INTERVAL_MS);
+        }
+        process.destroyForcibly();
+        throw new AssertionError("tally was not ready within " + START_TIMEOUT_MS + " ms (last " + last + ")\n" + logTail());
+    }
+
+    private static List<String> jvmOpens()
+    {
+        final List<String> opens = new ArrayList<>();
+        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports"))
+            {
+                opens.add(argument);
+            }
+        }
+        return opens.isEmpty() ? JVM_OPENS_FALLBACK : opens;
+    }
+
+    private static String read(final Path log)
+    {
+        try
+        {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        }
+        catch (final IOException e)
+        {
+            return "";
+        }
+    }
+}
