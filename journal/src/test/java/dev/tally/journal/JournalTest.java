@@ -249,7 +249,9 @@ class JournalTest
 
             System.out.printf("journal %s: %d appends, flush every %d, allocated %d bytes%n",
                 durability, measuredCount, batchSize, allocatedBytes);
-            assertTrue(allocatedBytes < 4_096, "allocated " + allocatedBytes + " bytes");
+            // Per append, not absolute: Chronicle's occasional bookkeeping (an index page, a roll) may
+            // allocate a few KB in a run, but any object allocated on every append (>= 16 bytes) fails this.
+            assertTrue(allocatedBytes < measuredCount, "allocated " + allocatedBytes + " bytes in " + measuredCount + " appends");
         }
     }
 
