@@ -44,8 +44,8 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--ring-size", defaultValue = "16384", description = "Input ring slots, a power of two (default: ${DEFAULT-VALUE}).")
     int ringSize;
 
-    @CommandLine.Option(names = "--wait-strategy", defaultValue = "sleeping",
-        description = "sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
+    @CommandLine.Option(names = "--wait-strategy", defaultValue = "backoff",
+        description = "backoff, sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
     String waitStrategy;
 
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period (default: ${DEFAULT-VALUE}).")

@@ -7,6 +7,7 @@ import dev.tally.gateway.api.ProblemType;
 import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResourceId;
 import dev.tally.gateway.api.Route;
+import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.EventKind;
 import dev.tally.gateway.pipeline.LedgerEvent;
 import dev.tally.gateway.pipeline.PipelineHealth;
@@ -48,12 +49,17 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private final ApiKeys apiKeys;
     private final RingBuffer<LedgerEvent> ring;
     private final PipelineHealth health;
+    private final TallyMetrics metrics;
+    /** The request being handled (the handler is per connection and runs on one I/O thread). */
+    private int routeIndex;
+    private long receivedNs;
 
-    public ApiHandler(final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health)
+    public ApiHandler(final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics)
     {
         this.apiKeys = apiKeys;
         this.ring = ring;
         this.health = health;
+        this.metrics = metrics;
     }
 
     @Override
@@ -61,6 +67,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     {
         final IoThreadScratch scratch = IoThreadScratch.get();
         final boolean keepAlive = HttpUtil.isKeepAlive(request);
+        receivedNs = System.nanoTime();
+        routeIndex = -1;
         final DecoderResult decoded = request.decoderResult();
         if (decoded.isFailure())
         {
@@ -74,6 +82,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         final Route route = scratch.match.route();
+        routeIndex = route.ordinal();
         switch (route)
         {
             case HEALTH:
@@ -90,7 +99,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 }
                 return;
             case METRICS:
-                text(ctx, 200, "text/plain; version=0.0.4", "tally_ready " + (health.isReady() ? 1 : 0) + "\n", keepAlive);
+                text(ctx, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape(), keepAlive);
                 return;
             default:
                 break;
@@ -154,6 +163,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             event.command.copyFrom(command);
             event.channel = ctx.channel();
             event.keepAlive = keepAlive;
+            event.routeIndex = routeIndex;
+            event.receivedNs = receivedNs;
         }
         finally
         {
@@ -192,6 +203,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 event.command.copyFrom(scratch.batch[position]);
                 event.channel = ctx.channel();
                 event.keepAlive = keepAlive;
+                event.routeIndex = routeIndex;
+                event.receivedNs = receivedNs;
+            event.routeIndex = routeIndex;
+            event.receivedNs = receivedNs;
             }
         }
         finally
@@ -245,6 +260,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             event.readAccountId = accountId;
             event.channel = ctx.channel();
             event.keepAlive = keepAlive;
+            event.routeIndex = routeIndex;
+            event.receivedNs = receivedNs;
         }
         finally
         {
@@ -310,6 +327,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             final LedgerEvent event = ring.get(sequence).reset(EventKind.IMMEDIATE_REPLY);
             event.channel = ctx.channel();
             event.keepAlive = keepAlive;
+            event.routeIndex = routeIndex;
+            event.receivedNs = receivedNs;
             event.immediateBody = body;
             event.immediateStatus = status;
             event.immediateContentType = contentType;

@@ -6,6 +6,7 @@ import dev.tally.gateway.api.Problem;
 import dev.tally.gateway.api.ProblemType;
 import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResponseRenderer;
+import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.EventKind;
 import dev.tally.gateway.pipeline.LedgerEvent;
 import dev.tally.ledger.LedgerLimits;
@@ -36,10 +37,16 @@ public final class Responder implements EventHandler<LedgerEvent>
     private final Channel[] pending = new Channel[256];
     private int pendingCount;
 
-    /** @param ring the ring the batch slots are read back from. */
-    public Responder(final RingBuffer<LedgerEvent> ring)
+    private final TallyMetrics metrics;
+
+    /**
+     * @param ring    the ring the batch slots are read back from.
+     * @param metrics where each reply's latency and outcome are recorded.
+     */
+    public Responder(final RingBuffer<LedgerEvent> ring, final TallyMetrics metrics)
     {
         this.ring = ring;
+        this.metrics = metrics;
     }
 
     @Override
@@ -68,6 +75,7 @@ public final class Responder implements EventHandler<LedgerEvent>
             event.immediateBody = null;
             HttpReplies.write(channel, event.immediateStatus, event.immediateContentType, immediate, event.keepAlive, false,
                 event.immediateRetryAfterSeconds, event.immediateAllow, false);
+            metrics.recordReply(event.routeIndex, event.immediateStatus, event.receivedNs);
             markPending(channel);
             event.channel = null;
             return;
@@ -89,10 +97,17 @@ public final class Responder implements EventHandler<LedgerEvent>
                 rendered = renderCommand(event, sequence, body);
                 break;
         }
-        HttpReplies.write(channel, rendered.status(), rendered.contentType(), body, event.keepAlive, rendered.replayed(),
+        final int status = rendered.status();
+        HttpReplies.write(channel, status, rendered.contentType(), body, event.keepAlive, rendered.replayed(),
             rendered.retryAfterSeconds(), null, false);
+        metrics.recordReply(event.routeIndex, status, event.receivedNs);
         markPending(channel);
         clearReplyFields(event, sequence);
+    }
+
+    private void recordOutcome(final LedgerEvent slot)
+    {
+        metrics.recordOutcome(slot.result.code, slot.result.replayed, slot.command.type == dev.tally.ledger.command.CommandType.TRANSFER);
     }
 
     /** Remembers a connection written to in this batch, once. */
@@ -128,7 +143,12 @@ public final class Responder implements EventHandler<LedgerEvent>
         final int size = last.command.batchSize;
         if (size == 1)
         {
-            return last.journalFailed ? renderer.renderProblem(HALTED, body) : renderer.render(last.command, last.result, body);
+            if (last.journalFailed)
+            {
+                return renderer.renderProblem(HALTED, body);
+            }
+            recordOutcome(last);
+            return renderer.render(last.command, last.result, body);
         }
         final long first = sequence - (size - 1);
         for (int position = 0; position < size; position++)
@@ -140,6 +160,7 @@ public final class Responder implements EventHandler<LedgerEvent>
             }
             batchCommands[position] = slot.command;
             batchResults[position] = slot.result;
+            recordOutcome(slot);
         }
         return renderer.renderBatch(batchCommands, batchResults, size, body);
     }

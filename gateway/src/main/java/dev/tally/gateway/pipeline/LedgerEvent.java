@@ -31,6 +31,9 @@ public final class LedgerEvent
     public final TransferView transferView = new TransferView();
     /** READ_ACCOUNT: the account; READ_TRANSFER: the id halves in command.targetIdHi/Lo. */
     public long readAccountId;
+    /** For metrics: the route index and {@link System#nanoTime()} when the I/O thread received the request. */
+    public int routeIndex = -1;
+    public long receivedNs;
     /** Where the reply goes; null for commands nobody waits for (ticks). */
     public Channel channel;
     public boolean keepAlive;
@@ -55,6 +58,8 @@ public final class LedgerEvent
         immediateBody = null;
         immediateAllow = null;
         immediateRetryAfterSeconds = 0;
+        routeIndex = -1;
+        receivedNs = 0;
         return this;
     }
 }

@@ -98,7 +98,7 @@ public final class LedgerPipeline implements AutoCloseable
     {
         public static PipelineConfig defaults()
         {
-            return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.SLEEPING, 1_000);
+            return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.BACKOFF, 1_000);
         }
 
         void validate()

@@ -7,18 +7,19 @@ import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.YieldingWaitStrategy;
 
 /**
- * How pipeline threads wait for work. The default, {@link #SLEEPING}, spins about a hundred times, yields
- * a hundred times, then parks for short periods: an idle stage costs almost no CPU, and a stage waiting
- * for the stage before it never holds a core. That matters on two cores, where the journaler, the
- * business thread, the responder, Netty and PostgreSQL share the CPU: Disruptor's {@link #BLOCKING}
- * strategy parks only while the producer has published nothing, and busy-spins while it waits for an
- * upstream stage (e.g. the business thread during the journaler's fsync), stealing the core that stage
- * needs. Measured side by side in docs/BENCHMARKS.md. {@link #BUSY_SPIN} is for machines with a core
- * per stage.
+ * How pipeline threads wait for work. The default, {@link #BACKOFF}, spins, yields, then parks with a
+ * growing period capped at 500 µs ({@link BackoffWaitStrategy}): no CPU to speak of when idle, and no
+ * spinning while an upstream stage works. That matters on two cores, where the journaler, the business
+ * thread, the responder, Netty and PostgreSQL share the CPU: Disruptor's {@link #BLOCKING} strategy
+ * busy-spins while it waits for an upstream stage (e.g. the business thread during the journaler's
+ * fsync), and {@link #SLEEPING} parks ~50 µs at a time, ~9 % of a core per idle stage. Measured side by
+ * side in docs/BENCHMARKS.md. {@link #BUSY_SPIN} is for machines with a core per stage.
  */
 public enum WaitStrategyName
 {
-    /** Spins briefly, yields, then parks for short periods: no idle CPU to speak of, no spinning on a busy upstream. The default. */
+    /** Spin, yield, then park with a growing period up to 500 µs. The default. */
+    BACKOFF,
+    /** Disruptor's sleeping strategy: spin, yield, then park ~50 µs at a time. */
     SLEEPING,
     /** Lock and condition while nothing is published; busy-spins while an upstream stage works. */
     BLOCKING,
@@ -27,11 +28,15 @@ public enum WaitStrategyName
     /** Spins: lowest latency, burns a core per thread. Only with dedicated cores. */
     BUSY_SPIN;
 
+    /** Longest park of {@link #BACKOFF}: the most an idle stage adds to the first event's latency. */
+    public static final long BACKOFF_PARK_MAX_NS = 500_000;
+
     /** @return a new strategy instance of this kind. */
     public WaitStrategy create()
     {
         switch (this)
         {
+            case BACKOFF: return new BackoffWaitStrategy(BACKOFF_PARK_MAX_NS);
             case SLEEPING: return new SleepingWaitStrategy();
             case YIELDING: return new YieldingWaitStrategy();
             case BUSY_SPIN: return new BusySpinWaitStrategy();

@@ -3,6 +3,7 @@ package dev.tally.gateway.server;
 import dev.tally.gateway.http.ApiHandler;
 import dev.tally.gateway.http.HttpServer;
 import dev.tally.gateway.http.Responder;
+import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.UnitListener;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.PipelineHealth;
@@ -32,6 +33,7 @@ public final class TallyServer implements AutoCloseable
     private final Journal journal;
     private final Ledger ledger;
     private final PipelineHealth health = new PipelineHealth();
+    private final TallyMetrics metrics = new TallyMetrics();
     private final LedgerPipeline pipeline;
     private final HttpServer http;
     private final ReplayResult replay;
@@ -52,12 +54,13 @@ public final class TallyServer implements AutoCloseable
             replay.deliveredCount(), replay.lastIndex(), replayMs, replay.status(), Long.toHexString(ledger.stateHash()));
 
         // 3. The pipeline: journaler -> business thread -> responder.
-        pipeline = new LedgerPipeline(ledger, journal, Responder::new, UnitListener.NONE, config.pipeline(), health);
+        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics), UnitListener.NONE, config.pipeline(), health);
+        metrics.bind(ledger, journal, pipeline.ring(), health);
 
         // 4. Ready, then open the door.
         health.markReplayed();
         http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health));
+            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics));
         LOG.info("tally serving on {}:{} (durability {}, data {})", config.host(), http.port(), config.durability(),
             config.dataDir().toAbsolutePath());
     }

@@ -1,0 +1,45 @@
+package dev.tally.gateway.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** {@code GET /metrics} moves as a scripted workload says it should. */
+class MetricsIT extends OneServerPerTest
+{
+    @Test
+    void shouldCountReplaysKeyReuseInsufficientFundsAndRequestsByRouteAndStatus()
+    {
+        createAccount(1, false);
+        createAccount(2, true);
+        final double replaysBefore = metric("tally_idempotent_replays_total");
+
+        assertEquals(201, client.transfer("m-1", 1, 2, "10.00", TRY, null).status());
+        assertEquals(201, client.transfer("m-1", 1, 2, "10.00", TRY, null).status());
+        assertEquals(201, client.transfer("m-1", 1, 2, "10.00", TRY, null).status());
+        assertEquals(422, client.transfer("m-1", 1, 2, "99.00", TRY, null).status());
+        assertEquals(422, client.transfer("m-2", 2, 1, "1000.00", TRY, null).status());
+
+        assertEquals(replaysBefore + 2, metric("tally_idempotent_replays_total"), "two retries were replays");
+        assertEquals(1, metric("tally_transfers_applied_total"), "one transfer moved money");
+        assertEquals(1, metric("tally_ledger_outcomes_total\\{code=\"key_reused\"}"));
+        assertEquals(1, metric("tally_ledger_outcomes_total\\{code=\"insufficient_funds\"}"));
+        assertEquals(3, metric("tally_http_requests_seconds_count\\{method=\"POST\",route=\"/v1/transfers\",status=\"201\"}"));
+        assertEquals(2, metric("tally_http_requests_seconds_count\\{method=\"POST\",route=\"/v1/transfers\",status=\"422\"}"));
+        assertTrue(metric("tally_journal_index") >= 7, "every mutating command was journaled");
+        assertEquals(1, metric("tally_ready"));
+    }
+
+    /** @return the value of the first sample whose name (and labels) match {@code sampleRegex}. */
+    private double metric(final String sampleRegex)
+    {
+        final Reply reply = client.get("/metrics");
+        assertEquals(200, reply.status());
+        final Matcher m = Pattern.compile("(?m)^" + sampleRegex + " ([0-9.eE+-]+)$").matcher(reply.body());
+        assertTrue(m.find(), () -> "no sample " + sampleRegex + " in\n" + reply.body());
+        return Double.parseDouble(m.group(1));
+    }
+}
