@@ -38,6 +38,9 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--db-url", description = "PostgreSQL JDBC URL of the read model (absent: embedded PostgreSQL under the data folder).")
     String dbUrl;
 
+    @CommandLine.Option(names = "--no-read-model", description = "Run without PostgreSQL (no entry history, no outbox): the journal alone.")
+    boolean noReadModel;
+
     @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
     int ioThreads;
 
@@ -51,23 +54,8 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
 
-    @CommandLine.Option(names = "--accounts-max", defaultValue = "1000000", description = "Accounts held in memory (default: ${DEFAULT-VALUE}).")
-    int accountsMax;
-
-    @CommandLine.Option(names = "--sub-balances-max", defaultValue = "2000000", description = "Sub-balances across all accounts (default: ${DEFAULT-VALUE}).")
-    int subBalancesMax;
-
-    @CommandLine.Option(names = "--keys-max", defaultValue = "2000000", description = "Idempotency keys kept (default: ${DEFAULT-VALUE}).")
-    int keysMax;
-
-    @CommandLine.Option(names = "--transfers-max", defaultValue = "1000000", description = "Transfers kept for reversal (default: ${DEFAULT-VALUE}).")
-    int transfersMax;
-
-    @CommandLine.Option(names = "--holds-max", defaultValue = "1000000", description = "Live holds (default: ${DEFAULT-VALUE}).")
-    int holdsMax;
-
-    @CommandLine.Option(names = "--key-retention-ms", defaultValue = "86400000", description = "Idempotency key retention in journaled time (default: ${DEFAULT-VALUE}).")
-    long keyRetentionMs;
+    @CommandLine.Mixin
+    LedgerOptions ledgerOptions = new LedgerOptions();
 
     @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304", description = "Largest request body (default: ${DEFAULT-VALUE}).")
     int bodyLimitBytes;
@@ -81,17 +69,12 @@ public final class ServeCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final LedgerConfig ledger = new LedgerConfig(accountsMax, subBalancesMax, keysMax, transfersMax, transfersMax, holdsMax,
-            keyRetentionMs, keyRetentionMs, keyRetentionMs, 10_000);
+        final LedgerConfig ledger = ledgerOptions.toConfig();
         final HttpLimits limits = new HttpLimits(bodyLimitBytes, 16 * 1024, 4 * 1024, connectionsMax, idleTimeoutMs);
         final ServerConfig config = new ServerConfig(host, port, dataDir, Durability.valueOf(durability.toUpperCase(java.util.Locale.ROOT)),
             ApiKeys.parse(apiKeys), ioThreads, ledger,
             new LedgerPipeline.PipelineConfig(ringSize, WaitStrategyName.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT)), tickIntervalMs),
-            limits);
-        if (dbUrl != null)
-        {
-            System.err.println("note: --db-url is accepted but the PostgreSQL read model is not wired yet (issue 7)");
-        }
+            limits, dbUrl, !noReadModel);
         final CountDownLatch stopped = new CountDownLatch(1);
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

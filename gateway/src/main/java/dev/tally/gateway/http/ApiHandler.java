@@ -8,6 +8,7 @@ import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResourceId;
 import dev.tally.gateway.api.Route;
 import dev.tally.gateway.metrics.TallyMetrics;
+import dev.tally.gateway.server.ReadModel;
 import dev.tally.gateway.pipeline.EventKind;
 import dev.tally.gateway.pipeline.LedgerEvent;
 import dev.tally.gateway.pipeline.PipelineHealth;
@@ -41,6 +42,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         "The input ring is full; retry shortly.");
     private static final Problem UNAUTHORIZED = new Problem(ProblemType.UNAUTHORIZED,
         "Send Authorization: Bearer <api key>.");
+    private static final Problem WRITER_LAGGING = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The PostgreSQL writer is behind its lag bound; retry shortly.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
 
@@ -50,16 +53,32 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private final RingBuffer<LedgerEvent> ring;
     private final PipelineHealth health;
     private final TallyMetrics metrics;
+    private final ReadModel readModel;
+    private final ReadModelQueries queries;
     /** The request being handled (the handler is per connection and runs on one I/O thread). */
     private int routeIndex;
     private long receivedNs;
 
-    public ApiHandler(final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics)
+    /**
+     * @param readModel the PostgreSQL read model, or null when the server runs without one.
+     * @param queries   history reads from it, or null likewise.
+     */
+    public ApiHandler(
+        final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
+        final ReadModel readModel, final ReadModelQueries queries)
     {
         this.apiKeys = apiKeys;
         this.ring = ring;
         this.health = health;
         this.metrics = metrics;
+        this.readModel = readModel;
+        this.queries = queries;
+    }
+
+    /** @return true when the PostgreSQL writer is within its lag bound (or there is none). */
+    private boolean writerKeepsUp()
+    {
+        return readModel == null || !readModel.overLagBound();
     }
 
     @Override
@@ -89,7 +108,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 text(ctx, 200, "application/json", "{\"status\":\"UP\"}", keepAlive);
                 return;
             case READY:
-                if (health.isReady())
+                if (health.isReady() && writerKeepsUp())
                 {
                     text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
                 }
@@ -124,12 +143,20 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 readTransfer(ctx, scratch, tenant, keepAlive);
                 break;
             case LIST_ACCOUNT_ENTRIES:
-                problem(ctx, scratch, ENTRIES_NOT_ENABLED, keepAlive);
+                listEntries(ctx, scratch, tenant, keepAlive);
                 break;
             case BATCH:
+                if (refuseWhenWriterLags(ctx, scratch, keepAlive))
+                {
+                    break;
+                }
                 batch(ctx, scratch, tenant, request.content(), keepAlive);
                 break;
             default:
+                if (refuseWhenWriterLags(ctx, scratch, keepAlive))
+                {
+                    break;
+                }
                 single(ctx, scratch, route, tenant, request, keepAlive);
                 break;
         }
@@ -213,6 +240,36 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             ring.publish(first, last);
         }
+    }
+
+    /**
+     * Backpressure from PostgreSQL: when the writer lags past its bound, new writes are refused with 503
+     * (reads still work) rather than buffering effects without limit.
+     */
+    private boolean refuseWhenWriterLags(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
+    {
+        if (writerKeepsUp())
+        {
+            return false;
+        }
+        problem(ctx, scratch, WRITER_LAGGING, keepAlive);
+        return true;
+    }
+
+    private void listEntries(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        if (queries == null)
+        {
+            problem(ctx, scratch, ENTRIES_NOT_ENABLED, keepAlive);
+            return;
+        }
+        final long accountId = ResourceId.parseAccountId(scratch.match.pathId());
+        if (accountId == ResourceId.INVALID_ACCOUNT_ID)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        queries.entries(ctx.channel(), keepAlive, tenant.id(), accountId, scratch.match.query());
     }
 
     private void readAccount(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)

@@ -38,6 +38,7 @@ public final class Responder implements EventHandler<LedgerEvent>
     private int pendingCount;
 
     private final TallyMetrics metrics;
+    private final ReadModelQueries queries;
 
     /**
      * @param ring    the ring the batch slots are read back from.
@@ -45,8 +46,15 @@ public final class Responder implements EventHandler<LedgerEvent>
      */
     public Responder(final RingBuffer<LedgerEvent> ring, final TallyMetrics metrics)
     {
+        this(ring, metrics, null);
+    }
+
+    /** @param queries reads of the PostgreSQL read model for transfers memory no longer holds, or null. */
+    public Responder(final RingBuffer<LedgerEvent> ring, final TallyMetrics metrics, final ReadModelQueries queries)
+    {
         this.ring = ring;
         this.metrics = metrics;
+        this.queries = queries;
     }
 
     @Override
@@ -89,6 +97,15 @@ public final class Responder implements EventHandler<LedgerEvent>
                     renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
                 break;
             case READ_TRANSFER:
+                if (!event.transferView.found && queries != null)
+                {
+                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
+                    body.release();
+                    queries.transfer(channel, event.keepAlive, event.command.tenantId,
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo));
+                    clearReplyFields(event, sequence);
+                    return;
+                }
                 rendered = event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
                     renderer.renderProblem(TRANSFER_NOT_FOUND, body);
                 break;

@@ -62,6 +62,19 @@ public final class TallyMetrics
         Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0).register(registry);
     }
 
+    /** Gauges on the PostgreSQL writer; call once when the server runs with a read model. */
+    public void bindWriter(final dev.tally.persistence.writer.LedgerWriter writer)
+    {
+        Gauge.builder("tally.pg.writer.watermark", writer, w -> w.watermark()).description("Last journal index in PostgreSQL")
+            .register(registry);
+        Gauge.builder("tally.pg.writer.lag.commands", writer, w -> w.lagCommands()).description("Commands not yet in PostgreSQL")
+            .register(registry);
+        Gauge.builder("tally.pg.writer.lag.seconds", writer, w -> w.lagNs() / 1e9).description("Journaled time not yet in PostgreSQL")
+            .register(registry);
+        Gauge.builder("tally.pg.writer.rows", writer, w -> w.rowsWritten()).description("Rows written").register(registry);
+        Gauge.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries()).description("Batches retried").register(registry);
+    }
+
     /**
      * Records one reply. Responder thread only.
      *

@@ -19,6 +19,9 @@ import java.nio.file.Path;
  * @param ledger     ledger capacities and retention windows.
  * @param pipeline   ring size, wait strategy, tick interval.
  * @param http       HTTP limits.
+ * @param dbUrl      JDBC URL of the PostgreSQL read model; null starts an embedded PostgreSQL under
+ *                   {@code dataDir/pg}.
+ * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
  */
 public record ServerConfig(
     String host,
@@ -29,7 +32,9 @@ public record ServerConfig(
     int ioThreads,
     LedgerConfig ledger,
     LedgerPipeline.PipelineConfig pipeline,
-    HttpLimits http)
+    HttpLimits http,
+    String dbUrl,
+    boolean persistence)
 {
     public ServerConfig
     {
@@ -45,6 +50,20 @@ public record ServerConfig(
         {
             throw new IllegalArgumentException("io threads must be 1..64, was " + ioThreads);
         }
+    }
+
+    /** Without PostgreSQL: the pipeline and journal alone. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, null, false);
+    }
+
+    /** @return where the embedded PostgreSQL keeps its data. */
+    public Path embeddedDatabaseDir()
+    {
+        return dataDir.resolve("pg");
     }
 
     /** @return where the journal lives. */

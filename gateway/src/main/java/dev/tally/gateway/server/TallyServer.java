@@ -2,6 +2,7 @@ package dev.tally.gateway.server;
 
 import dev.tally.gateway.http.ApiHandler;
 import dev.tally.gateway.http.HttpServer;
+import dev.tally.gateway.http.ReadModelQueries;
 import dev.tally.gateway.http.Responder;
 import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.UnitListener;
@@ -37,6 +38,8 @@ public final class TallyServer implements AutoCloseable
     private final LedgerPipeline pipeline;
     private final HttpServer http;
     private final ReplayResult replay;
+    private final ReadModel readModel;
+    private final ReadModelQueries queries;
 
     public TallyServer(final ServerConfig config) throws Exception
     {
@@ -44,23 +47,38 @@ public final class TallyServer implements AutoCloseable
         Files.createDirectories(config.dataDir());
         journal = Journal.open(JournalConfig.of(config.journalDir(), config.durability()));
 
-        // 2. The ledger, rebuilt by replaying every journaled command.
+        // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
+        //    effects of every command past its watermark.
+        readModel = config.persistence() ? ReadModel.start(config) : null;
+        final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
+
+        // 3. The ledger, rebuilt by replaying every journaled command.
         ledger = new Ledger(config.ledger());
         final long replayStartNs = System.nanoTime();
-        replay = journal.replay(0, ledger::apply);
+        replay = journal.replay(0, command ->
+        {
+            ledger.apply(command);
+            unitListener.onUnit(ledger, command);
+        });
         ledger.endReplay();
         final long replayMs = (System.nanoTime() - replayStartNs) / 1_000_000;
         LOG.info("replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
             replay.deliveredCount(), replay.lastIndex(), replayMs, replay.status(), Long.toHexString(ledger.stateHash()));
 
-        // 3. The pipeline: journaler -> business thread -> responder.
-        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics), UnitListener.NONE, config.pipeline(), health);
+        // 4. The pipeline: journaler -> business thread -> responder.
+        queries = readModel == null ? null : new ReadModelQueries(readModel);
+        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), unitListener, config.pipeline(),
+            health);
         metrics.bind(ledger, journal, pipeline.ring(), health);
+        if (readModel != null)
+        {
+            metrics.bindWriter(readModel.writer());
+        }
 
-        // 4. Ready, then open the door.
+        // 5. Ready, then open the door.
         health.markReplayed();
         http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics));
+            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries));
         LOG.info("tally serving on {}:{} (durability {}, data {})", config.host(), http.port(), config.durability(),
             config.dataDir().toAbsolutePath());
     }
@@ -77,6 +95,18 @@ public final class TallyServer implements AutoCloseable
         return replay;
     }
 
+    /** @return the PostgreSQL read model, or null when the server runs without one. */
+    public ReadModel readModel()
+    {
+        return readModel;
+    }
+
+    /** @return the ledger (tests and tools; owned by the business thread while serving). */
+    public Ledger ledger()
+    {
+        return ledger;
+    }
+
     public PipelineHealth health()
     {
         return health;
@@ -87,6 +117,14 @@ public final class TallyServer implements AutoCloseable
     {
         http.close();
         pipeline.close();
+        if (queries != null)
+        {
+            queries.close();
+        }
+        if (readModel != null)
+        {
+            readModel.close(ledger.lastJournalIndex());
+        }
         journal.close();
         LOG.info("tally stopped at journal index {}", journal.lastIndex());
     }

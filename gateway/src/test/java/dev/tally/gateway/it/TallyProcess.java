@@ -56,6 +56,37 @@ final class TallyProcess implements AutoCloseable
      * @param durability {@code async} or {@code sync}.
      * @param log        file receiving the process's stdout and stderr.
      */
+    /** The ledger capacities every process of a test uses: replay and verify must match the server's. */
+    private static final List<String> CAPACITIES = List.of(
+        "--accounts-max", "1000", "--sub-balances-max", "4000", "--keys-max", "200000", "--transfers-max", "200000",
+        "--holds-max", "1000");
+
+    /**
+     * Runs {@code tally verify} on a stopped server's data folder (journal vs its embedded PostgreSQL).
+     *
+     * @return the exit status; the output goes to {@code log}.
+     */
+    static int verify(final Path dataDir, final Path log) throws InterruptedException, IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx512m");
+        command.add("-Dchronicle.analytics.disable=true");
+        command.addAll(jvmOpens());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.tally.gateway.cli.TallyMain");
+        command.addAll(List.of("verify", "--data-dir", dataDir.toString()));
+        command.addAll(CAPACITIES);
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!process.waitFor(120, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly();
+            throw new IllegalStateException("tally verify did not finish in 120 s");
+        }
+        return process.exitValue();
+    }
+
     static TallyProcess start(final Path dataDir, final String durability, final Path log) throws InterruptedException
     {
         final List<String> command = new ArrayList<>();
@@ -67,10 +98,9 @@ final class TallyProcess implements AutoCloseable
         command.add(System.getProperty("java.class.path"));
         command.add("dev.tally.gateway.cli.TallyMain");
         command.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir.toString(),
-            "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2",
-            // small tables: the ledger allocates them at full size on start
-            "--accounts-max", "1000", "--sub-balances-max", "4000", "--keys-max", "200000", "--transfers-max", "200000",
-            "--holds-max", "1000"));
+            "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2"));
+        // small tables: the ledger allocates them at full size on start
+        command.addAll(CAPACITIES);
         final Process process;
         try
         {
@@ -146,7 +176,7 @@ final class TallyProcess implements AutoCloseable
         try
         {
             final List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            return "---- " + log + " (last lines) ----\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            return "---- " + log + " (last lines) ----\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 200), lines.size()).stream().filter(l -> !l.contains("EmbeddedPostgres")).collect(java.util.stream.Collectors.toList()));
         }
         catch (final IOException e)
         {

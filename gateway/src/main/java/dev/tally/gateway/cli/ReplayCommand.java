@@ -1,0 +1,121 @@
+package dev.tally.gateway.cli;
+
+import dev.tally.journal.JournalReader;
+import dev.tally.journal.ReplayResult;
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.gateway.api.Money;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+
+/**
+ * {@code tally replay}: rebuilds the ledger from the journal without a server and prints its state hash,
+ * totals per currency and, on request, every account's balances. Two replays of the same journal print
+ * the same hash: the audit that the state is a pure function of the journal.
+ */
+@CommandLine.Command(name = "replay", mixinStandardHelpOptions = true, description = "Rebuild balances from the journal, offline.")
+public final class ReplayCommand implements Callable<Integer>
+{
+    @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @CommandLine.Option(names = "--format", defaultValue = "text", description = "text, json or csv (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @CommandLine.Option(names = "--accounts", description = "Also print every account's balances.")
+    boolean accounts;
+
+    @CommandLine.Mixin
+    LedgerOptions ledgerOptions = new LedgerOptions();
+
+    @Override
+    public Integer call()
+    {
+        final Ledger ledger = new Ledger(ledgerOptions.toConfig());
+        final long startNs = System.nanoTime();
+        final ReplayResult result;
+        try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
+        {
+            result = reader.replay(0, ledger::apply);
+        }
+        ledger.endReplay();
+        final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
+        print(System.out, ledger, result, elapsedMs);
+        return result.status() == dev.tally.journal.ReplayStatus.CORRUPT ? 2 : 0;
+    }
+
+    private void print(final PrintStream out, final Ledger ledger, final ReplayResult result, final long elapsedMs)
+    {
+        final Accounts a = ledger.accounts();
+        final Map<String, Long> totals = new TreeMap<>();
+        for (int slot = 0; slot < a.count(); slot++)
+        {
+            totals.merge(CurrencyCode.unpack(a.currency(slot)), a.postedTotal(slot), Long::sum);
+        }
+        final String hash = String.format("%016x", ledger.stateHash());
+        switch (format)
+        {
+            case "json":
+                out.print("{\"journalIndex\":" + ledger.lastJournalIndex() + ",\"commands\":" + result.deliveredCount() +
+                    ",\"status\":\"" + result.status() + "\",\"stateHash\":\"" + hash + "\",\"totals\":{");
+                String sep = "";
+                for (final Map.Entry<String, Long> t : totals.entrySet())
+                {
+                    out.print(sep + "\"" + t.getKey() + "\":\"" + Money.format(t.getValue(), CurrencyCode.minorDigits(CurrencyCode.pack(t.getKey()))) + "\"");
+                    sep = ",";
+                }
+                out.print("}");
+                if (accounts)
+                {
+                    out.print(",\"accounts\":[");
+                    for (int slot = 0; slot < a.count(); slot++)
+                    {
+                        final int digits = CurrencyCode.minorDigits(a.currency(slot));
+                        out.print((slot == 0 ? "" : ",") + "{\"tenantId\":" + a.tenant(slot) + ",\"id\":" + a.id(slot) + ",\"currency\":\"" +
+                            CurrencyCode.unpack(a.currency(slot)) + "\",\"posted\":\"" + Money.format(a.postedTotal(slot), digits) +
+                            "\",\"held\":\"" + Money.format(a.heldTotal(slot), digits) + "\"}");
+                    }
+                    out.print("]");
+                }
+                out.println("}");
+                break;
+            case "csv":
+                out.println("tenant_id,account_id,currency,posted,held,available");
+                for (int slot = 0; slot < a.count(); slot++)
+                {
+                    final int digits = CurrencyCode.minorDigits(a.currency(slot));
+                    out.println(a.tenant(slot) + "," + a.id(slot) + "," + CurrencyCode.unpack(a.currency(slot)) + "," +
+                        Money.format(a.postedTotal(slot), digits) + "," + Money.format(a.heldTotal(slot), digits) + "," +
+                        Money.format(a.postedTotal(slot) - a.heldTotal(slot), digits));
+                }
+                out.println("# state_hash=" + hash + " journal_index=" + ledger.lastJournalIndex());
+                break;
+            default:
+                out.println("replayed " + result.deliveredCount() + " commands up to journal index " + ledger.lastJournalIndex() +
+                    " in " + elapsedMs + " ms (" + result.status() + (result.detail().isEmpty() ? "" : ": " + result.detail()) + ")");
+                out.println("state hash " + hash);
+                out.println("accounts " + a.count() + ", live holds " + ledger.holds().size() + ", stored keys " +
+                    ledger.idempotencyKeys().size());
+                for (final Map.Entry<String, Long> t : totals.entrySet())
+                {
+                    out.println("total posted " + t.getKey() + " " + Money.format(t.getValue(),
+                        CurrencyCode.minorDigits(CurrencyCode.pack(t.getKey()))) + " (double entry: must be 0.00)");
+                }
+                if (accounts)
+                {
+                    for (int slot = 0; slot < a.count(); slot++)
+                    {
+                        final int digits = CurrencyCode.minorDigits(a.currency(slot));
+                        out.println("account " + a.tenant(slot) + "/" + a.id(slot) + " " + CurrencyCode.unpack(a.currency(slot)) +
+                            " posted " + Money.format(a.postedTotal(slot), digits) + " held " + Money.format(a.heldTotal(slot), digits));
+                    }
+                }
+                break;
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package dev.tally.gateway.http;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tally.gateway.api.Money;
+import dev.tally.gateway.api.Problem;
+import dev.tally.gateway.api.ProblemType;
+import dev.tally.gateway.server.ReadModel;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.persistence.read.EntryRow;
+import dev.tally.persistence.read.LedgerReads;
+import dev.tally.persistence.read.TransferRow;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries} (keyset paged)
+ * and transfers that memory no longer holds. JDBC never runs on a Netty I/O thread or a pipeline stage:
+ * a small bounded pool does it and writes the reply. These replies do not queue behind earlier
+ * pipelined requests of the connection; a client that pipelines history reads should match replies by
+ * content (documented in the OpenAPI document).
+ */
+public final class ReadModelQueries implements AutoCloseable
+{
+    /** Default and largest page of entries. */
+    public static final int PAGE_DEFAULT = 100;
+    private static final Logger LOG = LoggerFactory.getLogger(ReadModelQueries.class);
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final int QUEUE_MAX = 1_024;
+
+    private final ReadModel readModel;
+    private final ThreadPoolExecutor pool;
+
+    public ReadModelQueries(final ReadModel readModel)
+    {
+        this.readModel = readModel;
+        pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_MAX), runnable ->
+        {
+            final Thread thread = new Thread(runnable, "tally-pg-reads");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} for the tenant's account. */
+    public void entries(final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query)
+    {
+        final int limit;
+        final UUID after;
+        try
+        {
+            limit = intParam(query, "limit", PAGE_DEFAULT);
+            final String afterText = param(query, "after");
+            after = afterText == null ? null : UUID.fromString(afterText);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            problem(channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX +
+                " and after an entry id"));
+            return;
+        }
+        if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
+        {
+            problem(channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX));
+            return;
+        }
+        submit(channel, keepAlive, () ->
+        {
+            final int digits = accountDigits(tenantId, accountId);
+            if (digits < 0)
+            {
+                problem(channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
+                return;
+            }
+            final List<EntryRow> rows = readModel.reads().entries(tenantId, accountId, after, limit);
+            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 200);
+            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            {
+                json.writeStartObject();
+                json.writeNumberField("accountId", accountId);
+                json.writeArrayFieldStart("entries");
+                for (final EntryRow row : rows)
+                {
+                    json.writeStartObject();
+                    json.writeStringField("id", row.id().toString());
+                    json.writeStringField("transferId", row.transferId().toString());
+                    json.writeStringField("amount", Money.format(row.amountMinor(), digits));
+                    json.writeStringField("currency", row.currency());
+                    json.writeNumberField("journalIndex", row.journalIndex());
+                    json.writeStringField("createdAt", row.createdAt().toString());
+                    json.writeEndObject();
+                }
+                json.writeEndArray();
+                if (rows.size() == limit)
+                {
+                    json.writeStringField("next", rows.get(rows.size() - 1).id().toString());
+                }
+                json.writeEndObject();
+            }
+            HttpReplies.write(channel, 200, "application/json", body, keepAlive, false, 0);
+        });
+    }
+
+    /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
+    public void transfer(final Channel channel, final boolean keepAlive, final long tenantId, final UUID id)
+    {
+        submit(channel, keepAlive, () ->
+        {
+            final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);
+            if (found.isEmpty())
+            {
+                problem(channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such transfer."));
+                return;
+            }
+            final TransferRow row = found.get();
+            final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
+            final ByteBuf body = channel.alloc().buffer(512);
+            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            {
+                json.writeStartObject();
+                json.writeStringField("id", row.id().toString());
+                json.writeStringField("kind", row.kind());
+                json.writeNumberField("debitAccountId", row.debitAccountId());
+                json.writeNumberField("creditAccountId", row.creditAccountId());
+                json.writeStringField("amount", Money.format(row.amountMinor(), digits));
+                json.writeStringField("currency", row.currency());
+                json.writeStringField("reversedAmount", Money.format(row.reversedMinor(), digits));
+                if (row.reversesId() != null)
+                {
+                    json.writeStringField("reversedTransferId", row.reversesId().toString());
+                }
+                if (row.reference() != null)
+                {
+                    json.writeStringField("reference", row.reference());
+                }
+                json.writeStringField("createdAt", row.createdAt().toString());
+                json.writeEndObject();
+            }
+            HttpReplies.write(channel, 200, "application/json", body, keepAlive, false, 0);
+        });
+    }
+
+    private int accountDigits(final long tenantId, final long accountId) throws SQLException
+    {
+        try (Connection c = readModel.database().dataSource().getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT currency FROM accounts WHERE tenant_id = ? AND account_id = ?"))
+        {
+            s.setLong(1, tenantId);
+            s.setLong(2, accountId);
+            try (ResultSet rs = s.executeQuery())
+            {
+                return rs.next() ? CurrencyCode.minorDigits(CurrencyCode.pack(rs.getString(1))) : -1;
+            }
+        }
+    }
+
+    private void submit(final Channel channel, final boolean keepAlive, final Query query)
+    {
+        try
+        {
+            pool.execute(() ->
+            {
+                try
+                {
+                    query.run();
+                }
+                catch (final SQLException | IOException | RuntimeException ex)
+                {
+                    LOG.warn("read model query failed", ex);
+                    problem(channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
+                }
+            });
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            problem(channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
+        }
+    }
+
+    private static void problem(final Channel channel, final boolean keepAlive, final Problem problem)
+    {
+        final byte[] json = problem.toJson();
+        HttpReplies.write(channel, problem.status(), Problem.CONTENT_TYPE, channel.alloc().buffer(json.length).writeBytes(json), keepAlive,
+            false, problem.status() == 503 ? 1 : 0);
+    }
+
+    private static String param(final String query, final String name)
+    {
+        if (query == null || query.isEmpty())
+        {
+            return null;
+        }
+        for (final String pair : query.split("&"))
+        {
+            final int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).equals(name))
+            {
+                return pair.substring(eq + 1);
+            }
+        }
+        return null;
+    }
+
+    private static int intParam(final String query, final String name, final int defaultValue)
+    {
+        final String text = param(query, name);
+        return text == null ? defaultValue : Integer.parseInt(text);
+    }
+
+    @Override
+    public void close()
+    {
+        pool.shutdownNow();
+    }
+
+    @FunctionalInterface
+    private interface Query
+    {
+        void run() throws SQLException, IOException;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.tally.gateway.server;
+
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.command.Command;
+import dev.tally.persistence.db.Database;
+import dev.tally.persistence.db.EmbeddedDatabase;
+import dev.tally.persistence.read.LedgerReads;
+import dev.tally.persistence.writer.EffectRecorder;
+import dev.tally.persistence.writer.LedgerWriter;
+import dev.tally.persistence.writer.WriterConfig;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL read model as the server sees it: the database (embedded or not), the batched writer
+ * and its hand-off, and the reads served from it. Started before the journal replay, so the effects of
+ * every command past the watermark reach PostgreSQL as the replay feeds them.
+ */
+public final class ReadModel implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
+    private static final Duration DRAIN_WAIT_MAX = Duration.ofSeconds(10);
+
+    private final EmbeddedDatabase embedded;
+    private final Database database;
+    private final LedgerWriter writer;
+    private final EffectRecorder recorder;
+    private final LedgerReads reads;
+
+    /**
+     * Starts (or connects to) PostgreSQL, migrates the schema, reads the watermark and starts the writer.
+     *
+     * @param config the server's configuration ({@code dbUrl} null: embedded under the data folder).
+     */
+    public static ReadModel start(final ServerConfig config)
+    {
+        final EmbeddedDatabase embedded = config.dbUrl() == null ? EmbeddedDatabase.start(config.embeddedDatabaseDir()) : null;
+        try
+        {
+            final Database database = embedded != null ? Database.connect(embedded) : Database.connect(config.dbUrl());
+            final int migrations = database.migrate();
+            LOG.info("PostgreSQL read model at {} ({} migrations applied)", embedded != null ? "embedded " +
+                embedded.dataDirectory() : "an external cluster", migrations);
+            return new ReadModel(embedded, database);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (embedded != null)
+            {
+                embedded.close();
+            }
+            throw ex;
+        }
+    }
+
+    private ReadModel(final EmbeddedDatabase embedded, final Database database)
+    {
+        this.embedded = embedded;
+        this.database = database;
+        writer = LedgerWriter.create(database, WriterConfig.defaults());
+        // Effects of commands at or below the watermark are already in PostgreSQL; replay skips them.
+        recorder = writer.createRecorder(writer.watermark());
+        writer.requireReplayableFrom(0);
+        writer.start();
+        reads = new LedgerReads(database.dataSource());
+    }
+
+    /** Feeds a completed unit's effects to the writer. Business thread (or the replaying thread) only. */
+    public void onCommand(final Ledger ledger, final Command command)
+    {
+        if (ledger.isUnitComplete())
+        {
+            recorder.onUnit(ledger);
+        }
+    }
+
+    /** @return true when the writer lags too far behind: new writes get 503 until it catches up. */
+    public boolean overLagBound()
+    {
+        return recorder.overLagBound() || writer.overLagBound();
+    }
+
+    public LedgerWriter writer()
+    {
+        return writer;
+    }
+
+    public LedgerReads reads()
+    {
+        return reads;
+    }
+
+    public Database database()
+    {
+        return database;
+    }
+
+    /** Lets the writer catch up with {@code journalIndex} (bounded), then stops it and the database. */
+    public void close(final long journalIndex)
+    {
+        if (!writer.awaitWatermark(journalIndex, DRAIN_WAIT_MAX))
+        {
+            LOG.warn("PostgreSQL writer stopped at {} before reaching {}: the next start replays the rest", writer.watermark(),
+                journalIndex);
+        }
+        close();
+    }
+
+    @Override
+    public void close()
+    {
+        writer.close();
+        database.close();
+        if (embedded != null)
+        {
+            embedded.close();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.tally.persistence.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/**
+ * Tally's PostgreSQL database: a small HikariCP pool for reads (the gateway's entry pages and old
+ * transfers, the verifier, the outbox relay) and dedicated connections for the batched writer, plus
+ * the Flyway migration run at startup.
+ *
+ * <p>Pool size: PostgreSQL's own rule of thumb is about {@code 2 × cores} active connections; on the
+ * 2-core machines Tally targets that is {@value #POOL_SIZE_MAX}. The writer does not borrow from the
+ * pool: it holds one connection of its own (session settings, temporary staging tables) and reconnects
+ * after a failure, so a slow read can never starve it.
+ */
+public final class Database implements AutoCloseable
+{
+    /** Pooled connections at most (reads); the writer's own connection comes on top. */
+    public static final int POOL_SIZE_MAX = 4;
+    /** How long a caller waits for a pooled connection before failing. */
+    public static final long CONNECTION_TIMEOUT_MS = 5_000;
+    /** Socket connect timeout of every connection, seconds. */
+    private static final int CONNECT_TIMEOUT_S = 5;
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+
+    private final String jdbcUrl;
+    private final HikariDataSource pool;
+
+    private Database(final String jdbcUrl, final HikariDataSource pool)
+    {
+        this.jdbcUrl = jdbcUrl;
+        this.pool = pool;
+    }
+
+    /**
+     * Opens a pool on {@code jdbcUrl} ({@code jdbc:postgresql://host:port/db?user=..&password=..}). The
+     * database need not be reachable yet: connections are made on demand.
+     */
+    public static Database connect(final String jdbcUrl)
+    {
+        if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:postgresql:"))
+        {
+            throw new IllegalArgumentException("not a PostgreSQL JDBC URL: " + jdbcUrl);
+        }
+        final HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setPoolName("tally-pg");
+        config.setMaximumPoolSize(POOL_SIZE_MAX);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(CONNECTION_TIMEOUT_MS);
+        // Do not fail construction when the server is down: reads fail (and the writer retries) until it is back.
+        config.setInitializationFailTimeout(-1);
+        config.setDataSourceProperties(connectionProperties());
+        return new Database(jdbcUrl, new HikariDataSource(config));
+    }
+
+    /** Opens a pool on the embedded server's Tally database. */
+    public static Database connect(final EmbeddedDatabase embedded)
+    {
+        return connect(embedded.jdbcUrl());
+    }
+
+    /** @return the pool, for reads. */
+    public DataSource dataSource()
+    {
+        return pool;
+    }
+
+    public String jdbcUrl()
+    {
+        return jdbcUrl;
+    }
+
+    /**
+     * Applies pending Flyway migrations ({@code classpath:db/migration}) and returns how many ran. Call once
+     * at startup, before the writer starts. Needs the server reachable.
+     */
+    public int migrate()
+    {
+        final MigrateResult result = Flyway.configure()
+            .dataSource(pool)
+            .locations("classpath:db/migration")
+            .load()
+            .migrate();
+        LOG.info("schema at version {} ({} migration(s) applied)", result.targetSchemaVersion, result.migrationsExecuted);
+        return result.migrationsExecuted;
+    }
+
+    /**
+     * Opens a connection outside the pool, for the writer: autocommit off, {@code synchronous_commit = off}
+     * (the journal is the source of truth; a commit lost in a PostgreSQL crash takes the watermark with it,
+     * and replay writes it again).
+     */
+    public Connection openWriterConnection() throws SQLException
+    {
+        final Connection connection = DriverManager.getConnection(jdbcUrl, connectionProperties());
+        try (Statement s = connection.createStatement())
+        {
+            s.execute("SET synchronous_commit = off");
+            s.execute("SET application_name = 'tally-writer'");
+        }
+        connection.setAutoCommit(false);
+        return connection;
+    }
+
+    @Override
+    public void close()
+    {
+        pool.close();
+    }
+
+    private static Properties connectionProperties()
+    {
+        final Properties properties = new Properties();
+        properties.setProperty("ApplicationName", "tally");
+        properties.setProperty("connectTimeout", Integer.toString(CONNECT_TIMEOUT_S));
+        properties.setProperty("tcpKeepAlive", "true");
+        properties.setProperty("reWriteBatchedInserts", "true");
+        return properties;
+    }
+}

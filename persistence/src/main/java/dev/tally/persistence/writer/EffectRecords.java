@@ -1,0 +1,89 @@
+package dev.tally.persistence.writer;
+
+import dev.tally.ledger.LedgerLimits;
+
+/**
+ * Byte layouts of the records the {@link EffectRecorder} writes into the ring and the
+ * {@link LedgerWriter} reads back. Native byte order (the ring never leaves the process), every offset
+ * built from the previous one plus its size. No version field: the ring lives and dies with one process.
+ *
+ * <p>A unit of work (one command, or a whole atomic batch) is framed as
+ * {@code UNIT_BEGIN, (ENTRY | BALANCE | EVENT)*, UNIT_END}. The writer only ever commits whole units,
+ * so the watermark is always the last journal index of a unit.
+ *
+ * <pre>
+ * UNIT_BEGIN (16 B)            ENTRY (56 B)                 BALANCE (48 B)
+ *   0 lastIndex      long        0 commandIndex   long        0 commandIndex long
+ *   8 timestampNs    long        8 timestampNs    long        8 tenantId     long
+ *                               16 transferIndex  long       16 accountId    long
+ * UNIT_END (8 B)                24 tenantId       long       24 postedMinor  long
+ *   0 lastIndex      long       32 accountId      long       32 heldMinor    long
+ *                               40 amountMinor    long       40 subIndex     int
+ *                               48 ordinal        int        44 (padding)    int
+ *                               52 currency       int
+ *
+ * EVENT (92 B + reference)
+ *   0 commandIndex long   24 subject  long   48 amountMinor long   72 ordinal   int   84 auxInt          int
+ *   8 timestampNs  long   32 accountA long   56 extra       long   76 typeCode  int   88 referenceLength int
+ *  16 tenantId     long   40 accountB long   64 auxLong     long   80 currency  int   92 reference bytes (0..64)
+ * </pre>
+ *
+ * <p>EVENT carries what the ledger's event lacks and the tables need, read on the business thread:
+ * <ul>
+ *   <li>ACCOUNT_CREATED: auxInt = 1 when debits must not exceed credits, auxLong = overdraft limit.</li>
+ *   <li>TRANSFER_POSTED: the reference text.</li>
+ *   <li>TRANSFER_REVERSED: auxLong = journaled time of the reversed transfer (its id derives from it).</li>
+ * </ul>
+ */
+final class EffectRecords
+{
+    static final int UNIT_BEGIN = 1;
+    static final int ENTRY = 2;
+    static final int BALANCE = 3;
+    static final int EVENT = 4;
+    static final int UNIT_END = 5;
+
+    static final int UNIT_LAST_INDEX = 0;
+    static final int UNIT_TIMESTAMP = UNIT_LAST_INDEX + Long.BYTES;
+    static final int UNIT_BEGIN_LENGTH = UNIT_TIMESTAMP + Long.BYTES;
+    static final int UNIT_END_LENGTH = UNIT_LAST_INDEX + Long.BYTES;
+
+    static final int ENTRY_COMMAND_INDEX = 0;
+    static final int ENTRY_TIMESTAMP = ENTRY_COMMAND_INDEX + Long.BYTES;
+    static final int ENTRY_TRANSFER_INDEX = ENTRY_TIMESTAMP + Long.BYTES;
+    static final int ENTRY_TENANT = ENTRY_TRANSFER_INDEX + Long.BYTES;
+    static final int ENTRY_ACCOUNT = ENTRY_TENANT + Long.BYTES;
+    static final int ENTRY_AMOUNT = ENTRY_ACCOUNT + Long.BYTES;
+    static final int ENTRY_ORDINAL = ENTRY_AMOUNT + Long.BYTES;
+    static final int ENTRY_CURRENCY = ENTRY_ORDINAL + Integer.BYTES;
+    static final int ENTRY_LENGTH = ENTRY_CURRENCY + Integer.BYTES;
+
+    static final int BALANCE_COMMAND_INDEX = 0;
+    static final int BALANCE_TENANT = BALANCE_COMMAND_INDEX + Long.BYTES;
+    static final int BALANCE_ACCOUNT = BALANCE_TENANT + Long.BYTES;
+    static final int BALANCE_POSTED = BALANCE_ACCOUNT + Long.BYTES;
+    static final int BALANCE_HELD = BALANCE_POSTED + Long.BYTES;
+    static final int BALANCE_SUB = BALANCE_HELD + Long.BYTES;
+    static final int BALANCE_LENGTH = BALANCE_SUB + 2 * Integer.BYTES;
+
+    static final int EVENT_COMMAND_INDEX = 0;
+    static final int EVENT_TIMESTAMP = EVENT_COMMAND_INDEX + Long.BYTES;
+    static final int EVENT_TENANT = EVENT_TIMESTAMP + Long.BYTES;
+    static final int EVENT_SUBJECT = EVENT_TENANT + Long.BYTES;
+    static final int EVENT_ACCOUNT_A = EVENT_SUBJECT + Long.BYTES;
+    static final int EVENT_ACCOUNT_B = EVENT_ACCOUNT_A + Long.BYTES;
+    static final int EVENT_AMOUNT = EVENT_ACCOUNT_B + Long.BYTES;
+    static final int EVENT_EXTRA = EVENT_AMOUNT + Long.BYTES;
+    static final int EVENT_AUX_LONG = EVENT_EXTRA + Long.BYTES;
+    static final int EVENT_ORDINAL = EVENT_AUX_LONG + Long.BYTES;
+    static final int EVENT_TYPE = EVENT_ORDINAL + Integer.BYTES;
+    static final int EVENT_CURRENCY = EVENT_TYPE + Integer.BYTES;
+    static final int EVENT_AUX_INT = EVENT_CURRENCY + Integer.BYTES;
+    static final int EVENT_REFERENCE_LENGTH = EVENT_AUX_INT + Integer.BYTES;
+    static final int EVENT_REFERENCE = EVENT_REFERENCE_LENGTH + Integer.BYTES;
+    static final int EVENT_LENGTH_MAX = EVENT_REFERENCE + LedgerLimits.REFERENCE_LENGTH_MAX;
+
+    private EffectRecords()
+    {
+    }
+}

@@ -1,0 +1,147 @@
+package dev.tally.persistence.writer;
+
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.effect.EventType;
+import dev.tally.ledger.id.Uuid7;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * Encodes one outbox row per ledger event, its JSON payload written straight into the COPY stream.
+ *
+ * <p>Payload, schema version 1 (consumers must ignore fields they do not know; a change that removes or
+ * re-types a field gets a new {@code schemaVersion}). Every event carries {@code schemaVersion, eventId,
+ * type, tenantId, journalIndex, occurredAt} (journaled time, ISO-8601 UTC) and then:
+ * <pre>
+ * AccountCreated     accountId, currency, subBalances, debitsMustNotExceedCredits, overdraftLimitMinor
+ * TransferPosted     transferId, debitAccountId, creditAccountId, amount, amountMinor, currency, reference (or null)
+ * TransferReversed   transferId (the reversal), reversedTransferId, debitAccountId, creditAccountId, amount, amountMinor, currency
+ * HoldCreated        holdId, accountId, amount, amountMinor, currency, expiresAt
+ * HoldCaptured       holdId, transferId, accountId, creditAccountId, amount, amountMinor (captured), releasedMinor, currency
+ * HoldVoided         holdId, accountId, amount, amountMinor, currency
+ * HoldExpired        holdId, accountId, amount, amountMinor, currency
+ * HoldMarkedUnknown  holdId, accountId, amount, amountMinor, currency
+ * </pre>
+ * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
+ *
+ * <p>Aggregates, for per-aggregate ordering by the relay: an account ("account", its id), a transfer
+ * ("transfer", its uuid; a reversal is an event of the transfer it reverses), a hold ("hold", its uuid).
+ */
+final class EventPayloads
+{
+    /** The payload schema this writer produces. */
+    static final int SCHEMA_VERSION = 1;
+
+    void row(final CopyBuffer out, final WriteBatch b, final int i, final Long2LongHashMap holdIdHi, final Long2LongHashMap holdIdLo)
+    {
+        final EventType type = EventType.fromCode(b.eventType[i]);
+        final long time = b.eventTime[i];
+        final long command = b.eventCommand[i];
+        final long eventHi = Uuid7.hi(time, Uuid7.KIND_EVENT);
+        final long eventLo = Uuid7.lo(command, b.eventOrdinal[i]);
+        final long transferHi = Uuid7.hi(time, Uuid7.KIND_TRANSFER);
+        final long transferLo = Uuid7.lo(command, 0);
+        out.row(8).uuid(eventHi, eventLo).int8(b.eventTenant[i]);
+        switch (type)
+        {
+            case ACCOUNT_CREATED:
+                out.text("account").beginTextField().appendLong(b.eventSubject[i]).endField();
+                break;
+            case TRANSFER_POSTED:
+                out.text("transfer").beginTextField().appendUuid(transferHi, transferLo).endField();
+                break;
+            case TRANSFER_REVERSED:
+                out.text("transfer").beginTextField()
+                    .appendUuid(Uuid7.hi(b.eventAuxLong[i], Uuid7.KIND_TRANSFER), Uuid7.lo(b.eventExtra[i], 0)).endField();
+                break;
+            default:
+                out.text("hold").beginTextField().appendUuid(holdIdHi.get(b.eventSubject[i]), holdIdLo.get(b.eventSubject[i]))
+                    .endField();
+                break;
+        }
+        out.text(type.wireName());
+
+        out.beginJsonbField();
+        out.appendAscii("{\"schemaVersion\":").appendLong(SCHEMA_VERSION);
+        out.appendAscii(",\"eventId\":\"").appendUuid(eventHi, eventLo);
+        out.appendAscii("\",\"type\":\"").appendAscii(type.wireName());
+        out.appendAscii("\",\"tenantId\":").appendLong(b.eventTenant[i]);
+        out.appendAscii(",\"journalIndex\":").appendLong(command);
+        out.appendAscii(",\"occurredAt\":\"").appendIsoInstant(Math.floorDiv(time, 1_000_000L)).appendAscii("\"");
+        switch (type)
+        {
+            case ACCOUNT_CREATED:
+                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                currency(out, b.eventCurrency[i]);
+                out.appendAscii(",\"subBalances\":").appendLong(b.eventExtra[i]);
+                out.appendAscii(",\"debitsMustNotExceedCredits\":").appendAscii(b.eventAuxInt[i] != 0 ? "true" : "false");
+                out.appendAscii(",\"overdraftLimitMinor\":").appendLong(b.eventAuxLong[i]);
+                break;
+            case TRANSFER_POSTED:
+                out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo).appendAscii("\"");
+                twoAccounts(out, b, i, "debitAccountId", "creditAccountId");
+                amount(out, b, i);
+                out.appendAscii(",\"reference\":");
+                if (b.eventReferenceLength[i] > 0)
+                {
+                    out.appendJsonString(b.references, b.eventReferenceOffset[i], b.eventReferenceLength[i]);
+                }
+                else
+                {
+                    out.appendAscii("null");
+                }
+                break;
+            case TRANSFER_REVERSED:
+                out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo);
+                out.appendAscii("\",\"reversedTransferId\":\"")
+                    .appendUuid(Uuid7.hi(b.eventAuxLong[i], Uuid7.KIND_TRANSFER), Uuid7.lo(b.eventExtra[i], 0)).appendAscii("\"");
+                twoAccounts(out, b, i, "debitAccountId", "creditAccountId");
+                amount(out, b, i);
+                break;
+            case HOLD_CREATED:
+                holdId(out, b, i, holdIdHi, holdIdLo);
+                out.appendAscii(",\"accountId\":").appendLong(b.eventAccountA[i]);
+                amount(out, b, i);
+                out.appendAscii(",\"expiresAt\":\"").appendIsoInstant(b.eventExtra[i]).appendAscii("\"");
+                break;
+            case HOLD_CAPTURED:
+                holdId(out, b, i, holdIdHi, holdIdLo);
+                out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo).appendAscii("\"");
+                twoAccounts(out, b, i, "accountId", "creditAccountId");
+                amount(out, b, i);
+                out.appendAscii(",\"releasedMinor\":").appendLong(b.eventExtra[i]);
+                break;
+            default:
+                holdId(out, b, i, holdIdHi, holdIdLo);
+                out.appendAscii(",\"accountId\":").appendLong(b.eventAccountA[i]);
+                amount(out, b, i);
+                break;
+        }
+        out.appendAscii("}").endField();
+        out.int8(command).timestampNs(time);
+    }
+
+    private static void holdId(
+        final CopyBuffer out, final WriteBatch b, final int i, final Long2LongHashMap hi, final Long2LongHashMap lo)
+    {
+        out.appendAscii(",\"holdId\":\"").appendUuid(hi.get(b.eventSubject[i]), lo.get(b.eventSubject[i])).appendAscii("\"");
+    }
+
+    private static void twoAccounts(final CopyBuffer out, final WriteBatch b, final int i, final String a, final String bName)
+    {
+        out.appendAscii(",\"").appendAscii(a).appendAscii("\":").appendLong(b.eventAccountA[i]);
+        out.appendAscii(",\"").appendAscii(bName).appendAscii("\":").appendLong(b.eventAccountB[i]);
+    }
+
+    private static void amount(final CopyBuffer out, final WriteBatch b, final int i)
+    {
+        final int digits = Math.max(0, CurrencyCode.minorDigits(b.eventCurrency[i]));
+        out.appendAscii(",\"amount\":\"").appendDecimal(b.eventAmount[i], digits).appendAscii("\"");
+        out.appendAscii(",\"amountMinor\":").appendLong(b.eventAmount[i]);
+        currency(out, b.eventCurrency[i]);
+    }
+
+    private static void currency(final CopyBuffer out, final int packed)
+    {
+        out.appendAscii(",\"currency\":\"").currencyChars(packed).appendAscii("\"");
+    }
+}

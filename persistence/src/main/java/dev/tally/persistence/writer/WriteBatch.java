@@ -1,0 +1,299 @@
+package dev.tally.persistence.writer;
+
+import org.agrona.DirectBuffer;
+
+import java.util.Arrays;
+
+import static dev.tally.persistence.writer.EffectRecords.*;
+
+/**
+ * The writer's accumulator: whole units of work read from the ring, kept as parallel primitive arrays until
+ * they are written in one transaction. Writer thread only. Arrays double when a batch needs more (a large
+ * atomic batch), so steady state allocates nothing.
+ *
+ * <p>Balances keep only the last value per (tenant, account, sub-balance): whatever a batch did to a
+ * sub-balance, PostgreSQL gets one UPDATE with its final value and the journal index that produced it.
+ */
+final class WriteBatch
+{
+    private static final int INITIAL = 1 << 12;
+
+    // units
+    int units;
+    long lastUnitIndex;
+    long lastUnitTimeNs;
+    long openedAtNs;
+    long minTimeNs = Long.MAX_VALUE;
+    long maxTimeNs = Long.MIN_VALUE;
+    private boolean inUnit;
+    private long openUnitTimeNs;
+
+    // entries
+    int entries;
+    long[] entryCommand = new long[INITIAL];
+    long[] entryTime = new long[INITIAL];
+    long[] entryTransfer = new long[INITIAL];
+    long[] entryTenant = new long[INITIAL];
+    long[] entryAccount = new long[INITIAL];
+    long[] entryAmount = new long[INITIAL];
+    int[] entryOrdinal = new int[INITIAL];
+    int[] entryCurrency = new int[INITIAL];
+
+    // events
+    int events;
+    long[] eventCommand = new long[INITIAL];
+    long[] eventTime = new long[INITIAL];
+    long[] eventTenant = new long[INITIAL];
+    long[] eventSubject = new long[INITIAL];
+    long[] eventAccountA = new long[INITIAL];
+    long[] eventAccountB = new long[INITIAL];
+    long[] eventAmount = new long[INITIAL];
+    long[] eventExtra = new long[INITIAL];
+    long[] eventAuxLong = new long[INITIAL];
+    int[] eventOrdinal = new int[INITIAL];
+    int[] eventType = new int[INITIAL];
+    int[] eventCurrency = new int[INITIAL];
+    int[] eventAuxInt = new int[INITIAL];
+    int[] eventReferenceOffset = new int[INITIAL];
+    int[] eventReferenceLength = new int[INITIAL];
+    byte[] references = new byte[INITIAL * 16];
+    private int referenceBytes;
+
+    // balances: last value per key, open addressing over (tenant, account, sub)
+    int balances;
+    long[] balanceCommand = new long[INITIAL];
+    long[] balanceTenant = new long[INITIAL];
+    long[] balanceAccount = new long[INITIAL];
+    long[] balancePosted = new long[INITIAL];
+    long[] balanceHeld = new long[INITIAL];
+    int[] balanceSub = new int[INITIAL];
+    private int[] balanceSlots = new int[INITIAL * 2];
+
+    WriteBatch()
+    {
+        Arrays.fill(balanceSlots, -1);
+    }
+
+    /** @return rows this batch will write, roughly: entries, events (each an outbox row and often more), balances. */
+    int rows()
+    {
+        return entries + events + balances;
+    }
+
+    boolean isEmpty()
+    {
+        return units == 0;
+    }
+
+    /** @return true between a UNIT_BEGIN and its UNIT_END. */
+    boolean inUnit()
+    {
+        return inUnit;
+    }
+
+    /**
+     * @param lastIndex   the unit's last journal index.
+     * @param unitTimeNs  journaled time of the unit's last command.
+     * @param nowNs       monotonic clock, read when the batch is empty (its age starts then).
+     */
+    void beginUnit(final long lastIndex, final long unitTimeNs, final long nowNs)
+    {
+        if (inUnit)
+        {
+            throw new IllegalStateException("unit " + lastIndex + " began before unit " + lastUnitIndex + " ended");
+        }
+        if (units == 0)
+        {
+            openedAtNs = nowNs;
+        }
+        inUnit = true;
+        lastUnitIndex = lastIndex;
+        openUnitTimeNs = unitTimeNs;
+    }
+
+    void endUnit(final long lastIndex)
+    {
+        if (!inUnit || lastIndex != lastUnitIndex)
+        {
+            throw new IllegalStateException("unit end " + lastIndex + " does not match its beginning " + lastUnitIndex);
+        }
+        inUnit = false;
+        units++;
+        lastUnitTimeNs = openUnitTimeNs;
+        noteTime(openUnitTimeNs);
+    }
+
+    void addEntry(final DirectBuffer b, final int index)
+    {
+        if (entries == entryCommand.length)
+        {
+            growEntries();
+        }
+        final int i = entries++;
+        entryCommand[i] = b.getLong(index + ENTRY_COMMAND_INDEX);
+        entryTime[i] = b.getLong(index + ENTRY_TIMESTAMP);
+        entryTransfer[i] = b.getLong(index + ENTRY_TRANSFER_INDEX);
+        entryTenant[i] = b.getLong(index + ENTRY_TENANT);
+        entryAccount[i] = b.getLong(index + ENTRY_ACCOUNT);
+        entryAmount[i] = b.getLong(index + ENTRY_AMOUNT);
+        entryOrdinal[i] = b.getInt(index + ENTRY_ORDINAL);
+        entryCurrency[i] = b.getInt(index + ENTRY_CURRENCY);
+        noteTime(entryTime[i]);
+    }
+
+    void addEvent(final DirectBuffer b, final int index)
+    {
+        if (events == eventCommand.length)
+        {
+            growEvents();
+        }
+        final int i = events++;
+        eventCommand[i] = b.getLong(index + EVENT_COMMAND_INDEX);
+        eventTime[i] = b.getLong(index + EVENT_TIMESTAMP);
+        eventTenant[i] = b.getLong(index + EVENT_TENANT);
+        eventSubject[i] = b.getLong(index + EVENT_SUBJECT);
+        eventAccountA[i] = b.getLong(index + EVENT_ACCOUNT_A);
+        eventAccountB[i] = b.getLong(index + EVENT_ACCOUNT_B);
+        eventAmount[i] = b.getLong(index + EVENT_AMOUNT);
+        eventExtra[i] = b.getLong(index + EVENT_EXTRA);
+        eventAuxLong[i] = b.getLong(index + EVENT_AUX_LONG);
+        eventOrdinal[i] = b.getInt(index + EVENT_ORDINAL);
+        eventType[i] = b.getInt(index + EVENT_TYPE);
+        eventCurrency[i] = b.getInt(index + EVENT_CURRENCY);
+        eventAuxInt[i] = b.getInt(index + EVENT_AUX_INT);
+        final int length = b.getInt(index + EVENT_REFERENCE_LENGTH);
+        if (referenceBytes + length > references.length)
+        {
+            references = Arrays.copyOf(references, Math.max(references.length * 2, referenceBytes + length));
+        }
+        b.getBytes(index + EVENT_REFERENCE, references, referenceBytes, length);
+        eventReferenceOffset[i] = referenceBytes;
+        eventReferenceLength[i] = length;
+        referenceBytes += length;
+        noteTime(eventTime[i]);
+    }
+
+    /** Records a sub-balance's value after a command; a later value for the same key replaces it. */
+    void addBalance(final DirectBuffer b, final int index)
+    {
+        final long tenant = b.getLong(index + BALANCE_TENANT);
+        final long account = b.getLong(index + BALANCE_ACCOUNT);
+        final int sub = b.getInt(index + BALANCE_SUB);
+        int slot = slotOf(tenant, account, sub);
+        int i = balanceSlots[slot];
+        if (i < 0)
+        {
+            if (balances == balanceCommand.length)
+            {
+                growBalances();
+                slot = slotOf(tenant, account, sub);
+            }
+            i = balances++;
+            balanceSlots[slot] = i;
+            balanceTenant[i] = tenant;
+            balanceAccount[i] = account;
+            balanceSub[i] = sub;
+        }
+        balanceCommand[i] = b.getLong(index + BALANCE_COMMAND_INDEX);
+        balancePosted[i] = b.getLong(index + BALANCE_POSTED);
+        balanceHeld[i] = b.getLong(index + BALANCE_HELD);
+    }
+
+    /** Empties the batch after a commit. */
+    void clear()
+    {
+        if (balances > 0)
+        {
+            Arrays.fill(balanceSlots, -1);
+        }
+        units = 0;
+        entries = 0;
+        events = 0;
+        balances = 0;
+        referenceBytes = 0;
+        minTimeNs = Long.MAX_VALUE;
+        maxTimeNs = Long.MIN_VALUE;
+        inUnit = false;
+    }
+
+    private void noteTime(final long timeNs)
+    {
+        minTimeNs = Math.min(minTimeNs, timeNs);
+        maxTimeNs = Math.max(maxTimeNs, timeNs);
+    }
+
+    /** @return the slot of the table holding the key, or the free slot where it belongs (linear probing). */
+    private int slotOf(final long tenant, final long account, final int sub)
+    {
+        final int mask = balanceSlots.length - 1;
+        int slot = hash(tenant, account, sub) & mask;
+        while (true)
+        {
+            final int i = balanceSlots[slot];
+            if (i < 0 || (balanceTenant[i] == tenant && balanceAccount[i] == account && balanceSub[i] == sub))
+            {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    private static int hash(final long tenant, final long account, final int sub)
+    {
+        long h = tenant * 0x9E3779B97F4A7C15L + account;
+        h = (h ^ (h >>> 29)) * 0xBF58476D1CE4E5B9L + sub;
+        h ^= h >>> 32;
+        return (int)h;
+    }
+
+    private void growEntries()
+    {
+        final int n = entryCommand.length * 2;
+        entryCommand = Arrays.copyOf(entryCommand, n);
+        entryTime = Arrays.copyOf(entryTime, n);
+        entryTransfer = Arrays.copyOf(entryTransfer, n);
+        entryTenant = Arrays.copyOf(entryTenant, n);
+        entryAccount = Arrays.copyOf(entryAccount, n);
+        entryAmount = Arrays.copyOf(entryAmount, n);
+        entryOrdinal = Arrays.copyOf(entryOrdinal, n);
+        entryCurrency = Arrays.copyOf(entryCurrency, n);
+    }
+
+    private void growEvents()
+    {
+        final int n = eventCommand.length * 2;
+        eventCommand = Arrays.copyOf(eventCommand, n);
+        eventTime = Arrays.copyOf(eventTime, n);
+        eventTenant = Arrays.copyOf(eventTenant, n);
+        eventSubject = Arrays.copyOf(eventSubject, n);
+        eventAccountA = Arrays.copyOf(eventAccountA, n);
+        eventAccountB = Arrays.copyOf(eventAccountB, n);
+        eventAmount = Arrays.copyOf(eventAmount, n);
+        eventExtra = Arrays.copyOf(eventExtra, n);
+        eventAuxLong = Arrays.copyOf(eventAuxLong, n);
+        eventOrdinal = Arrays.copyOf(eventOrdinal, n);
+        eventType = Arrays.copyOf(eventType, n);
+        eventCurrency = Arrays.copyOf(eventCurrency, n);
+        eventAuxInt = Arrays.copyOf(eventAuxInt, n);
+        eventReferenceOffset = Arrays.copyOf(eventReferenceOffset, n);
+        eventReferenceLength = Arrays.copyOf(eventReferenceLength, n);
+    }
+
+    /** Doubles the value arrays and rebuilds the slot table at twice their size (load factor ≤ 0.5). */
+    private void growBalances()
+    {
+        final int n = balanceCommand.length * 2;
+        balanceCommand = Arrays.copyOf(balanceCommand, n);
+        balanceTenant = Arrays.copyOf(balanceTenant, n);
+        balanceAccount = Arrays.copyOf(balanceAccount, n);
+        balancePosted = Arrays.copyOf(balancePosted, n);
+        balanceHeld = Arrays.copyOf(balanceHeld, n);
+        balanceSub = Arrays.copyOf(balanceSub, n);
+        balanceSlots = new int[n * 2];
+        Arrays.fill(balanceSlots, -1);
+        for (int i = 0; i < balances; i++)
+        {
+            balanceSlots[slotOf(balanceTenant[i], balanceAccount[i], balanceSub[i])] = i;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tally.persistence.db;
+
+import dev.tally.persistence.PostgresFixture;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The embedded default: durable settings, loopback only, and its data directory kept across restarts. */
+class EmbeddedDatabaseTest
+{
+    @Test
+    void shouldKeepItsDataAcrossARestartWithDurableSettings() throws SQLException
+    {
+        final Path directory = Paths.get("target", "pg", EmbeddedDatabaseTest.class.getSimpleName()).toAbsolutePath();
+        PostgresFixture.deleteRecursively(directory);
+        try (EmbeddedDatabase first = EmbeddedDatabase.start(directory))
+        {
+            try (Database db = Database.connect(first))
+            {
+                assertEquals(2, db.migrate());
+            }
+            try (Connection c = DriverManager.getConnection(first.jdbcUrl()); Statement s = c.createStatement())
+            {
+                assertEquals("on", text(s, "SHOW fsync"));
+                assertEquals("off", text(s, "SHOW synchronous_commit"));
+                assertEquals("localhost", text(s, "SHOW listen_addresses"));
+                s.execute("INSERT INTO processed_messages (consumer, message_id) VALUES ('restart', 'kept')");
+            }
+        }
+        try (EmbeddedDatabase second = EmbeddedDatabase.start(directory); Database db = Database.connect(second))
+        {
+            assertEquals(0, db.migrate(), "already migrated");
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement())
+            {
+                assertEquals("kept", text(s, "SELECT message_id FROM processed_messages WHERE consumer = 'restart'"));
+            }
+            assertTrue(second.jdbcUrl().startsWith("jdbc:postgresql://localhost:"));
+        }
+    }
+
+    private static String text(final Statement s, final String query) throws SQLException
+    {
+        try (ResultSet rs = s.executeQuery(query))
+        {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+}

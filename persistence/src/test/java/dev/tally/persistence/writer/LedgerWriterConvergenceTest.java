@@ -1,0 +1,106 @@
+package dev.tally.persistence.writer;
+
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.LedgerScenario;
+import dev.tally.persistence.MixedWorkload;
+import dev.tally.persistence.PostgresFixture;
+import dev.tally.persistence.db.Database;
+import dev.tally.persistence.verify.Verifier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Ledger + EffectRecorder + LedgerWriter against a real PostgreSQL: every table ends equal to memory. */
+class LedgerWriterConvergenceTest
+{
+    static PostgresFixture pg;
+
+    @BeforeAll
+    static void startPostgres()
+    {
+        pg = PostgresFixture.start(LedgerWriterConvergenceTest.class);
+    }
+
+    @AfterAll
+    static void stopPostgres()
+    {
+        pg.close();
+    }
+
+    /** Small batches and a small ring, so one run makes many batches and units straddle reads. */
+    static WriterConfig testConfig()
+    {
+        return WriterConfig.defaults().withRing(1 << 20, 100_000).withBatch(300, 2).withWaits(10_000, 10, 200);
+    }
+
+    @Test
+    void shouldConvergeToTheLedgerAfterMixedCommands() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        try (LedgerWriter writer = LedgerWriter.create(db, testConfig()))
+        {
+            assertEquals(0, writer.watermark());
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            MixedWorkload.run(s, 600);
+
+            assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)), "writer caught up");
+            assertNull(writer.failure());
+            assertEquals(0, writer.lagCommands());
+            assertTrue(writer.batchesCommitted() > 1, "several batches");
+
+            final Verifier.Report report = new Verifier(s.ledger, db.dataSource()).verify();
+            assertEquals(java.util.List.of(), report.differences());
+            assertTrue(report.checks() > 100);
+
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
+            {
+                assertEquals(s.ledger.lastJournalIndex(), one(st, "SELECT journal_index FROM ledger_watermark"));
+                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox"), "one outbox row per event");
+                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox WHERE (payload->>'schemaVersion')::int = 1" +
+                    " AND payload->>'eventId' = id::text AND published_at IS NULL"));
+                assertEquals(2 * one(st, "SELECT count(*) FROM transfers"), one(st, "SELECT count(*) FROM ledger_entries"));
+                assertEquals(0, one(st, "SELECT coalesce(sum(amount_minor), 0) FROM ledger_entries"), "double entry");
+                assertEquals(MixedWorkload.HOT_SUBS, one(st, "SELECT count(*) FROM account_balances WHERE tenant_id = 1 AND account_id = 3"));
+                assertEquals(-5_000, one(st, "SELECT floor_minor FROM account_balances WHERE tenant_id = 1 AND account_id = 4"));
+                assertEquals(1, one(st, "SELECT count(*) FROM account_balances WHERE tenant_id = 1 AND account_id = 1 AND floor_minor IS NULL"));
+                // holds: each outcome is there
+                assertEquals(2, one(st, "SELECT count(*) FROM holds WHERE status = 'captured'"));
+                assertEquals(1, one(st, "SELECT count(*) FROM holds WHERE status = 'voided'"));
+                // three at the January tick (two tenants), the batch's 60 s hold at the February one
+                assertEquals(4, one(st, "SELECT count(*) FROM holds WHERE status = 'expired'"));
+                assertEquals(1, one(st, "SELECT count(*) FROM holds WHERE status = 'unknown'"));
+                assertEquals(2, one(st, "SELECT count(*) FROM transfers t JOIN holds h ON h.id = t.hold_id" +
+                    " WHERE t.kind = 'capture' AND h.captured_transfer_id = t.id"));
+                assertEquals(2, one(st, "SELECT count(*) FROM transfers WHERE kind = 'reversal' AND reverses_id IS NOT NULL"));
+                // the same reference text in two tenants, the failed atomic batch nowhere
+                assertEquals(2, one(st, "SELECT count(*) FROM transfers WHERE reference = 'inv-1'"));
+                assertEquals(0, one(st, "SELECT count(*) FROM transfers WHERE reference = 'batch-failed-1'"));
+                // entries landed in their month's partition, none in the DEFAULT safety net
+                assertEquals(0, one(st, "SELECT count(*) FROM ledger_entries_default") + one(st, "SELECT count(*) FROM outbox_default"));
+                assertTrue(one(st, "SELECT count(*) FROM ledger_entries_202601") > 0);
+                assertTrue(one(st, "SELECT count(*) FROM ledger_entries_202602") > 0);
+            }
+        }
+    }
+
+    static long one(final Statement st, final String query) throws SQLException
+    {
+        try (ResultSet rs = st.executeQuery(query))
+        {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+}
