@@ -5,19 +5,25 @@ import dev.tally.ledger.Ledger;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.verify.Verifier;
+import dev.tally.persistence.writer.EffectRecorder;
+import dev.tally.persistence.writer.LedgerWriter;
+import dev.tally.persistence.writer.WriterConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 
 /**
  * {@code tally verify}: rebuilds the ledger from the journal and compares it with the PostgreSQL read
- * model; exits 0 when they agree, 1 on any difference, 2 on an error. Run it with the server stopped
- * (a clean stop drains the writer): a read model behind the journal is reported as a difference.
+ * model; exits 0 when they agree, 1 on any difference, 2 on an error. Run it with the server stopped.
+ * A read model behind the journal (a crash before the writer caught up) is first caught up from the
+ * journal, exactly as the next server start would, so the comparison is of converged states.
  */
 @CommandLine.Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Compare the state rebuilt from the journal with PostgreSQL; exit non-zero on any difference.")
 public final class VerifyCommand implements Callable<Integer>
 {
+    private static final long CATCH_UP_WAIT_MAX_NS = 120_000_000_000L;
+
     @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
@@ -28,17 +34,51 @@ public final class VerifyCommand implements Callable<Integer>
     LedgerOptions ledgerOptions = new LedgerOptions();
 
     @Override
-    public Integer call()
+    public Integer call() throws InterruptedException
     {
         final Ledger ledger = new Ledger(ledgerOptions.toConfig());
-        try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
-        {
-            reader.replay(0, ledger::apply);
-        }
-        ledger.endReplay();
         final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(dataDir.resolve("pg")) : null;
         try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
         {
+            // The comparison is meaningful once the writer has caught up: feed it, as a server start would,
+            // the effects of every journaled command past its watermark, then compare.
+            final LedgerWriter writer = LedgerWriter.create(database, WriterConfig.defaults());
+            final long watermarkBefore = writer.watermark();
+            final EffectRecorder recorder = writer.createRecorder(watermarkBefore);
+            writer.start();
+            try
+            {
+                try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
+                {
+                    reader.replay(0, command ->
+                    {
+                        ledger.apply(command);
+                        if (ledger.isUnitComplete())
+                        {
+                            recorder.onUnit(ledger);
+                        }
+                    });
+                }
+                ledger.endReplay();
+                final long deadlineNs = System.nanoTime() + CATCH_UP_WAIT_MAX_NS;
+                while (recorder.lagCommands() > 0 && writer.failure() == null && System.nanoTime() - deadlineNs < 0)
+                {
+                    Thread.sleep(5);
+                }
+            }
+            finally
+            {
+                writer.close();
+            }
+            if (writer.failure() != null)
+            {
+                System.out.println("verify: ERROR the PostgreSQL writer failed while catching up: " + writer.failure());
+                return 2;
+            }
+            if (writer.watermark() > watermarkBefore)
+            {
+                System.out.println("verify: PostgreSQL caught up from journal index " + watermarkBefore + " to " + writer.watermark());
+            }
             return new Verifier(ledger, database.dataSource()).run(System.out);
         }
         finally

@@ -86,6 +86,9 @@ public final class EmbeddedDatabase implements AutoCloseable
             final EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                 .setDataDirectory(directory)
                 .setCleanDataDirectory(false)
+                // The owner stops the server, after the writer has drained: zonky's own shutdown hook would
+                // stop PostgreSQL concurrently with Tally's and cut the drain short.
+                .setRegisterShutdownHook(false)
                 .setPort(port)
                 .setPGStartupWait(STARTUP_WAIT_MAX)
                 .setServerConfig("listen_addresses", "localhost")
