@@ -1,0 +1,118 @@
+package dev.tally.perf.load;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Reads the per-operation outcome out of a {@code POST /v1/batch} reply without a JSON parser:
+ *
+ * <pre>
+ *   {"atomic":false,"results":[{"index":0,"status":201,"body":{...}},
+ *                              {"index":1,"status":201,"replayed":true,"body":{...}}, ...]}
+ * </pre>
+ *
+ * Each result opens with {@code {"index":}, which no body the server renders contains (problem bodies
+ * name {@code operationIndex}), then {@code "status":NNN}, then optionally {@code "replayed":true}.
+ * One instance per event-loop thread: it owns its scratch arrays.
+ */
+final class BatchResults
+{
+    private static final byte[] INDEX = "{\"index\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] STATUS = ",\"status\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] REPLAYED = ",\"replayed\":true".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private byte[] scratch = new byte[64 * 1024];
+    private final int[] statuses;
+    private final boolean[] replayed;
+    private int count;
+
+    /** @param operationsMax the most results one reply may carry. */
+    BatchResults(final int operationsMax)
+    {
+        statuses = new int[operationsMax];
+        replayed = new boolean[operationsMax];
+    }
+
+    /**
+     * Scans one reply body.
+     *
+     * @return the number of results found, in order (their {@code index} is checked to run 0, 1, 2...);
+     *         -1 when the body does not have that shape.
+     */
+    int scan(final ByteBuf buffer, final int index, final int length)
+    {
+        if (scratch.length < length)
+        {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        buffer.getBytes(index, scratch, 0, length);
+        return scan(scratch, length);
+    }
+
+    int scan(final byte[] body, final int length)
+    {
+        count = 0;
+        int i = 0;
+        while ((i = find(body, i, length, INDEX)) >= 0)
+        {
+            i += INDEX.length;
+            int resultIndex = 0;
+            while (i < length && body[i] >= '0' && body[i] <= '9')
+            {
+                resultIndex = resultIndex * 10 + body[i++] - '0';
+            }
+            if (resultIndex != count || count == statuses.length || !startsWith(body, i, length, STATUS) ||
+                i + STATUS.length + 3 > length)
+            {
+                return -1;
+            }
+            i += STATUS.length;
+            statuses[count] = (body[i] - '0') * 100 + (body[i + 1] - '0') * 10 + (body[i + 2] - '0');
+            i += 3;
+            replayed[count] = startsWith(body, i, length, REPLAYED);
+            count++;
+        }
+        return count;
+    }
+
+    /** @return the status of result {@code index} of the last scan. */
+    int status(final int index)
+    {
+        return statuses[index];
+    }
+
+    /** @return whether result {@code index} of the last scan was a replay. */
+    boolean replayed(final int index)
+    {
+        return replayed[index];
+    }
+
+    private static int find(final byte[] body, final int from, final int length, final byte[] needle)
+    {
+        final byte first = needle[0];
+        final int last = length - needle.length;
+        for (int i = from; i <= last; i++)
+        {
+            if (body[i] == first && body[i + 1] == needle[1] && startsWith(body, i, length, needle))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean startsWith(final byte[] body, final int at, final int length, final byte[] prefix)
+    {
+        if (at + prefix.length > length)
+        {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++)
+        {
+            if (body[at + i] != prefix[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
