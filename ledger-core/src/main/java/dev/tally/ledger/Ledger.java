@@ -25,6 +25,10 @@ import dev.tally.ledger.transfer.TransferTable;
  * <p>Per command, in order:
  * <ol>
  *   <li>Sequence: the journal index must rise and time must not fall, or the journal is corrupt.</li>
+ *   <li>Retention, at the start of a unit (a single command, or a batch's first operation): up to
+ *   {@link LedgerLimits#EXPIRIES_PER_OPERATION} keys, references and transfers per operation that left
+ *   their windows by the command's journaled time are forgotten, oldest first (a tick: up to
+ *   {@code expiriesPerTickMax}, and due holds).</li>
  *   <li>Idempotency: a stored key with the same fingerprint returns its stored result with no effect;
  *   with another fingerprint, {@code KEY_REUSED} and nothing changes.</li>
  *   <li>The business rule ({@link Postings}): validate everything, then mutate.</li>
@@ -56,6 +60,9 @@ public final class Ledger
     private final HoldTable holds;
     private final Postings postings;
     private final Result[] results = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
+    private final long keyRetentionNs;
+    private final long referenceRetentionNs;
+    private final long reversalWindowNs;
 
     // what the current unit (single command or batch) is doing
     private final int[] batchKeyPositions = new int[LedgerLimits.BATCH_OPERATIONS_MAX];
@@ -68,6 +75,8 @@ public final class Ledger
     private long batchEffectsMark;
     private long batchFirstIndex;
 
+    /** Keeps the values {@link #preload} reads, so that the JIT cannot drop those loads. */
+    private long preloaded;
     private long lastJournalIndex;
     private long nowNs;
     private long commandsApplied;
@@ -82,6 +91,9 @@ public final class Ledger
         references = new ReferenceTable(config.referencesMax());
         holds = new HoldTable(config.holdsMax(), undo);
         postings = new Postings(accounts, transfers, references, holds, effects, undo);
+        keyRetentionNs = config.keyRetentionMs() * 1_000_000L;
+        referenceRetentionNs = config.referenceRetentionMs() * 1_000_000L;
+        reversalWindowNs = config.reversalWindowMs() * 1_000_000L;
         for (int i = 0; i < results.length; i++)
         {
             results[i] = new Result();
@@ -99,6 +111,7 @@ public final class Ledger
     public Result apply(final Command c)
     {
         checkSequence(c);
+        preload(c);
         lastJournalIndex = c.journalIndex;
         nowNs = c.timestampNs;
         commandsApplied++;
@@ -147,6 +160,22 @@ public final class Ledger
             endUnit();
         }
         return r;
+    }
+
+    /**
+     * Issues, first thing, the independent cache misses a transfer will wait for: its key's index bucket
+     * and both accounts' index buckets, then the entries they name. Issued back to back they overlap
+     * (tens of loads can be in flight); issued where the code needs them, each waits behind the one
+     * before, as the reorder window does not reach from the key lookup to the account lookups. Changes
+     * no state: a lookup that follows finds the same answer, from cache.
+     */
+    private void preload(final Command c)
+    {
+        if (c.type == CommandType.TRANSFER)
+        {
+            preloaded += keys.preload(c.keyHi, c.keyLo) + accounts.preload(c.debitAccountId, c.tenantId) +
+                accounts.preload(c.creditAccountId, c.tenantId);
+        }
     }
 
     private void applyKeyed(final Command c, final Result r)
@@ -210,7 +239,10 @@ public final class Ledger
         }
     }
 
-    /** Advances journaled time: expires due holds, then keys, references and transfers past their windows. */
+    /**
+     * Advances journaled time: expires due holds, then keys, references and transfers past their windows,
+     * up to {@code expiriesPerTickMax} of each kind.
+     */
     private void tick(final Command c, final Result r)
     {
         final int max = config.expiriesPerTickMax();
@@ -222,9 +254,7 @@ public final class Ledger
             expiredHolds++;
             hold = holds.earliest();
         }
-        keys.expire(c.timestampNs - config.keyRetentionMs() * 1_000_000L, max);
-        references.expire(c.timestampNs - config.referenceRetentionMs() * 1_000_000L, max);
-        transfers.expire(c.timestampNs - config.reversalWindowMs() * 1_000_000L, max);
+        expireWindows(c.timestampNs, max);
         r.code = ResultCode.OK;
         r.extra = expiredHolds;
     }
@@ -263,6 +293,18 @@ public final class Ledger
         }
     }
 
+    /**
+     * Forgets keys, references and transfers that left their windows by journaled time {@code nowNs}: the
+     * oldest first, at most {@code max} of each kind. Each is a ring in time order, so this reads the ring
+     * heads (sequential) and removes one index entry per key or reference.
+     */
+    private void expireWindows(final long nowNs, final int max)
+    {
+        keys.expire(nowNs - keyRetentionNs, max);
+        references.expire(nowNs - referenceRetentionNs, max);
+        transfers.expire(nowNs - reversalWindowNs, max);
+    }
+
     private void beginUnit(final Command c)
     {
         effects.clear();
@@ -274,6 +316,12 @@ public final class Ledger
         if (c.batchSize < 1 || c.batchSize > LedgerLimits.BATCH_OPERATIONS_MAX || (c.type == CommandType.TICK && c.batchSize != 1))
         {
             throw new InvariantViolation("invalid batch size " + c.batchSize + " at journal index " + c.journalIndex);
+        }
+        if (c.type != CommandType.TICK)
+        {
+            // Before the unit's undo region opens: a rollback never brings an expired item back. Deterministic:
+            // it depends only on the journaled time and the commands before.
+            expireWindows(c.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * c.batchSize);
         }
         if (batchAtomic)
         {
@@ -389,10 +437,11 @@ public final class Ledger
         }
         for (int i = 0; i < accounts.touchedCount(); i++)
         {
-            final int owner = accounts.ownerOf(accounts.touched(i));
-            if (!accounts.constraintHolds(owner))
+            // Only a changed sub-balance can have left its floor: the others passed this check when they changed.
+            final int slot = accounts.touchedSlot(i);
+            if (!accounts.subHolds(slot, accounts.touchedSubIndex(i)))
             {
-                throw new InvariantViolation("account " + accounts.id(owner) + " below its floor at journal index " + c.journalIndex);
+                throw new InvariantViolation("account " + accounts.id(slot) + " below its floor at journal index " + c.journalIndex);
             }
         }
     }
@@ -401,9 +450,9 @@ public final class Ledger
     {
         for (int i = 0; i < accounts.touchedCount(); i++)
         {
-            final int sub = accounts.touched(i);
-            effects.balance(c.journalIndex, accounts.id(accounts.ownerOf(sub)), accounts.subIndexOf(sub),
-                accounts.posted(sub), accounts.held(sub));
+            final int slot = accounts.touchedSlot(i);
+            final int sub = accounts.touchedSubIndex(i);
+            effects.balance(c.journalIndex, accounts.id(slot), sub, accounts.subPosted(slot, sub), accounts.subHeld(slot, sub));
         }
     }
 
@@ -510,9 +559,8 @@ public final class Ledger
         out.overdraftLimitMinor = accounts.overdraftLimit(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
-            final int sub = accounts.subSlot(slot, i);
-            out.postedMinor[i] = accounts.posted(sub);
-            out.heldMinor[i] = accounts.held(sub);
+            out.postedMinor[i] = accounts.subPosted(slot, i);
+            out.heldMinor[i] = accounts.subHeld(slot, i);
         }
         return out;
     }

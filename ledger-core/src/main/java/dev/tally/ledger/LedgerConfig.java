@@ -52,6 +52,11 @@ public record LedgerConfig(
             throw new IllegalArgumentException(
                 "subBalancesMax (" + subBalancesMax + ") must be >= accountsMax (" + accountsMax + "): every account has one");
         }
+        if ((long)accountsMax * 8 + (long)subBalancesMax * 2 > Integer.MAX_VALUE - 64)
+        {
+            throw new IllegalArgumentException("accountsMax x 8 + subBalancesMax x 2 longs must fit one array (" +
+                (Integer.MAX_VALUE - 64) + "): the account records and sub-balance pairs share it");
+        }
         final int hashCapacityMax = 1 << 29;
         if (idempotencyKeysMax > hashCapacityMax || referencesMax > hashCapacityMax || transfersMax > hashCapacityMax ||
             holdsMax > hashCapacityMax || accountsMax > hashCapacityMax)

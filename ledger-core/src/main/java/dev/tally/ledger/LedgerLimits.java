@@ -19,6 +19,14 @@ public final class LedgerLimits
     /** Ledger legs one command may produce: one per sub-balance drawn plus the credit leg. */
     public static final int LEGS_PER_COMMAND_MAX = SUB_BALANCES_MAX + 1;
 
+    /**
+     * Keys, references and transfers past their windows that each command expires, of each kind, before
+     * it runs (a batch: this many per operation, at its first operation). An operation adds at most one of
+     * each, so expiry keeps up at any sustained rate and drains a backlog left by a long quiet spell, while
+     * bounding the work one command adds: at most 6 index removals. Ticks are not needed for these kinds.
+     */
+    public static final int EXPIRIES_PER_OPERATION = 2;
+
     /** Hold timeouts are bounded so that a deadline in nanoseconds cannot overflow: 366 days. */
     public static final long HOLD_TIMEOUT_MAX_MS = 366L * 24 * 60 * 60 * 1000;
     /** Overdraft limits are bounded so that the funds check {@code floor + amount} cannot overflow. */

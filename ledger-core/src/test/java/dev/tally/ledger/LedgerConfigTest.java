@@ -50,6 +50,16 @@ class LedgerConfigTest
     }
 
     @Test
+    void shouldRejectMoreAccountsAndSubBalancesThanOneArrayOfRecordsHolds()
+    {
+        final int accounts = 200_000_000;
+
+        assertEquals("accountsMax x 8 + subBalancesMax x 2 longs must fit one array (2147483583): the account records and " +
+            "sub-balance pairs share it", rejection(accounts, 300_000_000, 10, 10, 10, 10, DAY, DAY, DAY, 10));
+        new LedgerConfig(accounts, accounts, 10, 10, 10, 10, DAY, DAY, DAY, 10);
+    }
+
+    @Test
     void shouldProvideValidDefaultsWithTheSpecsKeyRetention()
     {
         assertEquals(DAY, LedgerConfig.defaults().keyRetentionMs(), "24 h of journaled time");

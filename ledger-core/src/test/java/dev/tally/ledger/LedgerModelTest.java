@@ -192,10 +192,11 @@ class LedgerModelTest
             features.add(action.atomic() ? "ATOMIC_BATCH" : "NON_ATOMIC_BATCH");
             final List<Command> built = new ArrayList<>();
             final int size = action.operations().size();
-            final UnitCheck unit = beginUnit(size, action.atomic());
+            final Command first = build(action.operations().get(0));
+            final UnitCheck unit = beginUnit(first, size, action.atomic());
             for (int i = 0; i < size; i++)
             {
-                final Command c = build(action.operations().get(i));
+                final Command c = i == 0 ? first : build(action.operations().get(i));
                 c.batchSize = size;
                 c.batchPosition = i;
                 c.atomic = action.atomic();
@@ -207,7 +208,7 @@ class LedgerModelTest
 
         private void runUnit(final Command c)
         {
-            final UnitCheck unit = beginUnit(1, false);
+            final UnitCheck unit = beginUnit(c, 1, false);
             applyOne(unit, c, true);
             endUnit(unit, List.of(c));
         }
@@ -226,6 +227,7 @@ class LedgerModelTest
             final List<Outcome> outcomes = new ArrayList<>();
             final List<Boolean> keyPresentBefore = new ArrayList<>();
             Map<Long, Long> postedBefore;
+            Map<String, List<Long>> subsBefore;
             boolean rolledBack;
 
             UnitCheck(final boolean atomic)
@@ -234,11 +236,11 @@ class LedgerModelTest
             }
         }
 
-        private UnitCheck beginUnit(final int size, final boolean atomic)
+        private UnitCheck beginUnit(final Command first, final int size, final boolean atomic)
         {
             final UnitCheck unit = new UnitCheck(atomic && size > 1);
             unit.postedBefore = postedByAccount();
-            model.beginUnit(size, atomic);
+            model.beginUnit(first, size, atomic);
             return unit;
         }
 
@@ -259,8 +261,9 @@ class LedgerModelTest
             if (!unit.atomic)
             {
                 unit.postedBefore = postedByAccount();
+                unit.subsBefore = subBalances();
             }
-            unit.keyPresentBefore.add(keyed && ledger.idempotencyKeys().find(c.keyHi, c.keyLo) >= 0);
+            unit.keyPresentBefore.add(keyed && keyInsideWindow(c));
             if (keyed)
             {
                 sent.add(c);
@@ -280,10 +283,10 @@ class LedgerModelTest
             {
                 assertEquals(outcome.extra, first.extra, "holds expired by the tick at " + c.journalIndex);
                 features.add(outcome.extra > 0 ? "HOLD_EXPIRED" : "TICK");
-                if (model.lastTickExpiredKeys() > 0)
-                {
-                    features.add("KEY_EXPIRED");
-                }
+            }
+            if (c.batchPosition == 0 && model.lastExpiredKeys() > 0)
+            {
+                features.add("KEY_EXPIRED");
             }
             if (last)
             {
@@ -308,7 +311,25 @@ class LedgerModelTest
                 final boolean applied = outcome.appliedFinally();
                 checkEffects(unit.postedBefore, applied ? outcome.postings : 0,
                     applied || !keyed ? outcome.events : 0);
+                checkBalanceRows(unit.subsBefore);
             }
+        }
+
+        /**
+         * @return true when the ledger holds the command's key and the key is still inside its retention
+         * window at the command's time (an older one may be forgotten as the command starts, see
+         * {@link LedgerLimits#EXPIRIES_PER_OPERATION}).
+         */
+        private boolean keyInsideWindow(final Command c)
+        {
+            final int position = ledger.idempotencyKeys().find(c.keyHi, c.keyLo);
+            if (position < 0)
+            {
+                return false;
+            }
+            final Result stored = new Result();
+            ledger.idempotencyKeys().read(position, stored);
+            return stored.originTimestampNs > c.timestampNs - CONFIG.keyRetentionMs() * 1_000_000L;
         }
 
         String trace()
@@ -383,7 +404,8 @@ class LedgerModelTest
                 }
                 if (unit.keyPresentBefore.get(i))
                 {
-                    // A key stored before the command is never applied again, whatever the model thinks.
+                    // A key stored before the command and inside its window is never applied again, whatever
+                    // the model thinks.
                     assertTrue(r.replayed || r.code == ResultCode.KEY_REUSED, "stored key applied again: " + where);
                 }
                 if (r.code == ResultCode.DUPLICATE_REFERENCE && !r.replayed)
@@ -474,6 +496,46 @@ class LedgerModelTest
             }
             // Every account starts at 0 and every posting has two legs, so posted sums to 0 per currency.
             postedByCurrency.forEach((currency, sum) -> assertEquals(0L, sum, where + ": money not conserved in " + currency));
+        }
+
+        /** @return (posted, held) of every sub-balance, by "account id/index". */
+        private Map<String, List<Long>> subBalances()
+        {
+            final Map<String, List<Long>> subs = new HashMap<>();
+            final Accounts accounts = ledger.accounts();
+            for (int slot = 0; slot < accounts.count(); slot++)
+            {
+                for (int i = 0; i < accounts.subCount(slot); i++)
+                {
+                    final int sub = accounts.subSlot(slot, i);
+                    subs.put(accounts.id(slot) + "/" + i, List.of(accounts.posted(sub), accounts.held(sub)));
+                }
+            }
+            return subs;
+        }
+
+        /**
+         * The command's balance rows: one per sub-balance at most, each with the sub-balance's values after
+         * the command, and one for every sub-balance whose values changed.
+         */
+        private void checkBalanceRows(final Map<String, List<Long>> subsBefore)
+        {
+            final EffectLog effects = ledger.effects();
+            final Map<String, List<Long>> after = subBalances();
+            final Set<String> rows = new TreeSet<>();
+            for (int i = 0; i < effects.balanceCount(); i++)
+            {
+                final String sub = effects.balanceAccount(i) + "/" + effects.balanceSub(i);
+                assertTrue(rows.add(sub), "two balance rows for sub-balance " + sub);
+                assertEquals(after.get(sub), List.of(effects.balancePosted(i), effects.balanceHeld(i)), "balance row of " + sub);
+            }
+            after.forEach((sub, values) ->
+            {
+                if (!values.equals(subsBefore.get(sub)))
+                {
+                    assertTrue(rows.contains(sub), "sub-balance " + sub + " changed without a balance row");
+                }
+            });
         }
 
         /** The effects' entries sum to zero per currency, match the postings, and explain every posted change. */

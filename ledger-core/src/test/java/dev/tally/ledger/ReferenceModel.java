@@ -1,6 +1,7 @@
 package dev.tally.ledger;
 
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 
 /**
  * A deliberately simple model of the ledger, written from SPEC.md sections 3 and 4 rather than from the
@@ -193,7 +195,7 @@ final class ReferenceModel
     private boolean unitFailureStored;
     private final List<StoredKey> unitKeys = new ArrayList<>();
     private ReferenceModel before;
-    private int lastTickExpiredKeys;
+    private int lastExpiredKeys;
 
     ReferenceModel(final LedgerConfig config)
     {
@@ -232,9 +234,10 @@ final class ReferenceModel
         return count;
     }
 
-    int lastTickExpiredKeys()
+    /** @return keys the last unit start or tick forgot. */
+    int lastExpiredKeys()
     {
-        return lastTickExpiredKeys;
+        return lastExpiredKeys;
     }
 
     int keyCount()
@@ -269,9 +272,19 @@ final class ReferenceModel
 
     // ---- units ----
 
-    /** Starts a unit: a single command or a batch of {@code size} operations. */
-    void beginUnit(final int size, final boolean atomic)
+    /**
+     * Starts a unit: a single command or a batch of {@code size} operations, {@code first} being its first.
+     * Before anything else (and before an atomic batch's copy, so a rollback never brings them back), a
+     * unit that is not a tick forgets up to {@link LedgerLimits#EXPIRIES_PER_OPERATION} per operation of the
+     * oldest keys, references and transfers that left their windows by the first command's time.
+     */
+    void beginUnit(final Command first, final int size, final boolean atomic)
     {
+        lastExpiredKeys = 0;
+        if (first.type != CommandType.TICK)
+        {
+            expireWindows(first.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * size);
+        }
         unitAtomic = atomic && size > 1;
         unitFailed = false;
         unitFailureStored = true;
@@ -339,12 +352,39 @@ final class ReferenceModel
                 expired++;
             }
         }
-        final int keysBefore = keys.size();
-        keys.values().removeIf(k -> k.timeNs <= now - config.keyRetentionMs() * 1_000_000L);
-        lastTickExpiredKeys = keysBefore - keys.size();
-        references.values().removeIf(r -> r.timeNs() <= now - config.referenceRetentionMs() * 1_000_000L);
-        transfers.values().removeIf(t -> t.timeNs <= now - config.reversalWindowMs() * 1_000_000L);
+        expireWindows(now, config.expiriesPerTickMax());
         return new Outcome(ResultCode.OK, false, null, expired, 0, expired);
+    }
+
+    /** Forgets, oldest first, up to {@code max} keys, references and transfers each that left their windows. */
+    private void expireWindows(final long nowNs, final int max)
+    {
+        lastExpiredKeys = expireOldest(keys, k -> k.timeNs, nowNs - config.keyRetentionMs() * 1_000_000L, max);
+        expireOldest(references, Reference::timeNs, nowNs - config.referenceRetentionMs() * 1_000_000L, max);
+        expireOldest(transfers, t -> t.timeNs, nowNs - config.reversalWindowMs() * 1_000_000L, max);
+    }
+
+    /**
+     * Removes up to {@code max} entries from the front of an insertion-ordered map while they are at or
+     * before {@code cutoffNs}. Entries are inserted in time order, so these are the oldest ones.
+     *
+     * @return entries removed.
+     */
+    private static <V> int expireOldest(
+        final LinkedHashMap<Id, V> map, final ToLongFunction<V> timeNs, final long cutoffNs, final int max)
+    {
+        int removed = 0;
+        final var iterator = map.values().iterator();
+        while (removed < max && iterator.hasNext())
+        {
+            if (timeNs.applyAsLong(iterator.next()) > cutoffNs)
+            {
+                break;
+            }
+            iterator.remove();
+            removed++;
+        }
+        return removed;
     }
 
     /** Applies a keyed command (alone or as an operation of the current unit). */

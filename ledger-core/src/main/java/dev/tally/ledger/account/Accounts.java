@@ -5,8 +5,8 @@ import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.idempotency.Digest128Index;
 
 /**
- * Every account and its sub-balances, in flat pre-allocated arrays indexed by account slot (creation
- * order) and by global sub-balance slot.
+ * Every account and its sub-balances, in one pre-allocated {@code long[]}: a fixed 64-byte record per
+ * account slot (creation order), then the (posted, held) pairs of the sub-balances after an account's first.
  *
  * <p>A hot account spreads credits over N sub-balances by a deterministic hash of the journal index;
  * a debit or a hold draws from as many sub-balances as it needs, starting at a hashed one. A
@@ -18,28 +18,70 @@ import dev.tally.ledger.idempotency.Digest128Index;
  * <p>An account's balance is the sum of its sub-balances, so every credit and debit keeps that sum, not
  * only the sub-balance it changes, inside the 64-bit range.
  *
- * <p>Memory: 52 bytes per account plus 21 bytes per sub-balance plus 40–80 bytes of
- * (tenant, id) index.
+ * <h2>Layout: one cache line per account</h2>
+ * A transfer between two ordinary accounts reads and writes everything it needs about each account in
+ * one 64-byte line (the record), after one line of the (tenant, id) index: 2 lines per account, where
+ * one array per field cost 11.
+ * <pre>
+ *   cells: | pad (6) | record 0 | record 1 | ... | record accountsMax-1 | pairs: (posted, held) x subBalancesMax |
+ *
+ *   record (8 longs = 64 bytes, starting on a line boundary, see {@link #RECORD_BASE}):
+ *   0 ID         account id (chosen by the client)
+ *   1 TENANT     tenant id; (TENANT, ID) is the index key, confirmed here
+ *   2 POSTED     posted of sub-balance 0
+ *   3 HELD       held of sub-balance 0
+ *   4 OVERDRAFT  overdraft limit, minor units
+ *   5 SHAPE      currency (bits 0-31) | sub-balance count (bits 32-39) | constrained (bit 40)
+ *   6 SUB_BASE   global slot of sub-balance 0; sub-balance i is global slot SUB_BASE + i
+ *   7 TOUCHED    bit i: sub-balance i changed in the current command (cleared at the next one)
+ * </pre>
+ * Sub-balance 0 lives in the record; sub-balance {@code i >= 1} lives in the pair of its global slot,
+ * {@code PAIRS_BASE + 2 * (SUB_BASE + i)}, so a hot account's pairs are adjacent (16 of them: 4 lines). The
+ * pair of each global slot that is some account's sub-balance 0 is never used (16 bytes per account):
+ * the price of keeping global sub-balance slots dense and in creation order, as the snapshot and the
+ * read methods see them.
+ *
+ * <p>Memory: 64 bytes per account record + 16 bytes per sub-balance pair + 4 bytes per sub-balance owner
+ * + 4-5 bytes per sub-balance of touched list + 16 bytes of (tenant, id) index per account.
  */
 public final class Accounts
 {
+    /** Longs per account record: one 64-byte cache line. */
+    static final int RECORD_LONGS = 8;
+    /**
+     * Longs before record 0. A {@code long[]} this large is a humongous object, which G1 places at the
+     * start of a region; its elements start 16 bytes (the array header) after that, so 6 longs of padding
+     * put every record on a 64-byte line boundary. Were the array placed otherwise, a record would span two
+     * lines: slower, never wrong.
+     */
+    static final int RECORD_BASE = 6;
+    /** The largest account capacity: the records and pairs must fit one Java array. */
+    public static final int ACCOUNTS_MAX = (Integer.MAX_VALUE - 64) / (RECORD_LONGS + 2);
+
+    private static final int ID = 0;
+    private static final int TENANT = 1;
+    private static final int POSTED = 2;
+    private static final int HELD = 3;
+    private static final int OVERDRAFT = 4;
+    private static final int SHAPE = 5;
+    private static final int SUB_BASE = 6;
+    private static final int TOUCHED = 7;
+
+    private static final int COUNT_SHIFT = 32;
+    private static final long CONSTRAINED_BIT = 1L << 40;
+
     private final int accountsMax;
     private final int subBalancesMax;
+    /** Records, then sub-balance pairs: see the class comment. */
+    private final long[] cells;
+    private final int pairsBase;
     /** Account ids are chosen by clients, so they are unique per tenant: the index key is (tenant, id). */
     private final Digest128Index slotByTenantAndId;
-    private final long[] ids;
-    private final long[] tenants;
-    private final long[] overdraftLimits;
-    private final int[] currencies;
-    private final int[] subBases;
-    private final byte[] subCounts;
-    private final boolean[] constrained;
-    private final long[] posted;
-    private final long[] held;
+    /** Account slot of every global sub-balance slot: only {@link #posted(int)} and {@link #held(int)} read it. */
     private final int[] subOwners;
-    /** Sized for every sub-balance: a tick that expires many holds touches many accounts. */
-    private final int[] touched;
-    private final boolean[] isTouched;
+    /** Changed sub-balances, each once, as (account slot, sub-balance index); sized for every sub-balance. */
+    private final int[] touchedSlots;
+    private final byte[] touchedSubs;
     private final UndoLog undo;
     private int touchedCount;
     private int accountCount;
@@ -47,22 +89,21 @@ public final class Accounts
 
     public Accounts(final int accountsMax, final int subBalancesMax, final UndoLog undo)
     {
+        if (accountsMax < 1 || accountsMax > ACCOUNTS_MAX || subBalancesMax < accountsMax ||
+            (long)RECORD_BASE + (long)RECORD_LONGS * accountsMax + 2L * subBalancesMax > Integer.MAX_VALUE - 8)
+        {
+            throw new IllegalArgumentException("accounts (" + accountsMax + ") and sub-balances (" + subBalancesMax +
+                ") do not fit one array of records and pairs");
+        }
         this.accountsMax = accountsMax;
         this.subBalancesMax = subBalancesMax;
         this.undo = undo;
-        slotByTenantAndId = new Digest128Index(accountsMax);
-        ids = new long[accountsMax];
-        tenants = new long[accountsMax];
-        overdraftLimits = new long[accountsMax];
-        currencies = new int[accountsMax];
-        subBases = new int[accountsMax];
-        subCounts = new byte[accountsMax];
-        constrained = new boolean[accountsMax];
-        posted = new long[subBalancesMax];
-        held = new long[subBalancesMax];
+        pairsBase = RECORD_BASE + RECORD_LONGS * accountsMax;
+        cells = new long[pairsBase + 2 * subBalancesMax];
+        slotByTenantAndId = new Digest128Index(accountsMax, cells, RECORD_BASE, RECORD_LONGS, TENANT, ID);
         subOwners = new int[subBalancesMax];
-        touched = new int[subBalancesMax];
-        isTouched = new boolean[subBalancesMax];
+        touchedSlots = new int[subBalancesMax];
+        touchedSubs = new byte[subBalancesMax];
     }
 
     /**
@@ -72,6 +113,18 @@ public final class Accounts
     public int slotOf(final long accountId, final long tenantId)
     {
         return slotByTenantAndId.get(tenantId, accountId);
+    }
+
+    /**
+     * Starts the two cache misses of {@link #slotOf} (the index bucket, then the record it names) without
+     * waiting for them: see {@link Digest128Index#hint}.
+     *
+     * @return a value read from the record, for the caller to keep so that the loads are not dropped.
+     */
+    public long preload(final long accountId, final long tenantId)
+    {
+        final int slot = slotByTenantAndId.hint(tenantId, accountId);
+        return slot < 0 ? 0 : cells[record(slot) + ID];
     }
 
     /** @return true when an account with {@code subBalances} more sub-balances fits. */
@@ -86,18 +139,22 @@ public final class Accounts
         final boolean debitsMustNotExceedCredits, final long overdraftLimitMinor)
     {
         final int slot = accountCount++;
-        ids[slot] = accountId;
-        tenants[slot] = tenantId;
-        currencies[slot] = currency;
-        subBases[slot] = subBalanceCount;
-        subCounts[slot] = (byte)subBalances;
-        constrained[slot] = debitsMustNotExceedCredits;
-        overdraftLimits[slot] = overdraftLimitMinor;
+        final int record = record(slot);
+        final int base = subBalanceCount;
+        cells[record + ID] = accountId;
+        cells[record + TENANT] = tenantId;
+        cells[record + POSTED] = 0;
+        cells[record + HELD] = 0;
+        cells[record + OVERDRAFT] = overdraftLimitMinor;
+        cells[record + SHAPE] = (currency & 0xFFFF_FFFFL) | ((long)subBalances << COUNT_SHIFT) |
+            (debitsMustNotExceedCredits ? CONSTRAINED_BIT : 0);
+        cells[record + SUB_BASE] = base;
+        cells[record + TOUCHED] = 0;
         for (int i = 0; i < subBalances; i++)
         {
-            posted[subBalanceCount + i] = 0;
-            held[subBalanceCount + i] = 0;
-            subOwners[subBalanceCount + i] = slot;
+            cells[pairsBase + 2 * (base + i)] = 0;
+            cells[pairsBase + 2 * (base + i) + 1] = 0;
+            subOwners[base + i] = slot;
         }
         subBalanceCount += subBalances;
         slotByTenantAndId.put(tenantId, accountId, slot);
@@ -109,8 +166,9 @@ public final class Accounts
     public void removeNewest()
     {
         final int slot = --accountCount;
-        slotByTenantAndId.remove(tenants[slot], ids[slot]);
-        subBalanceCount -= subCounts[slot];
+        final int record = record(slot);
+        slotByTenantAndId.remove(cells[record + TENANT], cells[record + ID], slot);
+        subBalanceCount -= subCount(slot);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -120,16 +178,20 @@ public final class Accounts
     /** @return true when crediting {@code amount} overflows neither the sub-balance credited nor the account. */
     public boolean canCredit(final int slot, final long amount, final long journalIndex)
     {
-        final int sub = subBases[slot] + creditSub(slot, journalIndex);
-        return posted[sub] <= Long.MAX_VALUE - amount && postedTotal(slot) <= Long.MAX_VALUE - amount;
+        final int record = record(slot);
+        final int count = countOf(cells[record + SHAPE]);
+        final int sub = subOffset(record, creditSub(count, journalIndex));
+        return cells[sub] <= Long.MAX_VALUE - amount && (count == 1 || postedTotal(slot) <= Long.MAX_VALUE - amount);
     }
 
     /** Credits the sub-balance chosen by the journal index; the caller checked {@link #canCredit}. */
     public void credit(final int slot, final long amount, final long journalIndex)
     {
-        final int sub = subBases[slot] + creditSub(slot, journalIndex);
-        saveSub(sub);
-        posted[sub] += amount;
+        final int record = record(slot);
+        final int i = creditSub(countOf(cells[record + SHAPE]), journalIndex);
+        final int sub = subOffset(record, i);
+        saveSub(slot, record, i, sub);
+        cells[sub] += amount;
     }
 
     /**
@@ -138,30 +200,32 @@ public final class Accounts
      */
     public int checkDraw(final int slot, final long amount, final boolean intoHeld, final long journalIndex)
     {
-        final int base = subBases[slot];
-        final int count = subCounts[slot];
-        if (!constrained[slot])
+        final int record = record(slot);
+        final long shape = cells[record + SHAPE];
+        final int count = countOf(shape);
+        if ((shape & CONSTRAINED_BIT) == 0)
         {
-            final int sub = base + debitSub(slot, journalIndex);
+            final int sub = subOffset(record, debitSub(count, journalIndex));
             if (intoHeld)
             {
-                return held[sub] <= Long.MAX_VALUE - amount && heldTotal(slot) <= Long.MAX_VALUE - amount ?
+                return cells[sub + 1] <= Long.MAX_VALUE - amount && heldTotal(slot) <= Long.MAX_VALUE - amount ?
                     Funds.OK : Funds.OVERFLOW;
             }
-            return posted[sub] >= Long.MIN_VALUE + amount && postedTotal(slot) >= Long.MIN_VALUE + amount ?
+            return cells[sub] >= Long.MIN_VALUE + amount && postedTotal(slot) >= Long.MIN_VALUE + amount ?
                 Funds.OK : Funds.OVERFLOW;
         }
         if (count == 1)
         {
-            final long floor = -overdraftLimits[slot];
-            final long available = posted[base] - held[base];
+            final long floor = -cells[record + OVERDRAFT];
+            final long held = cells[record + HELD];
+            final long available = cells[record + POSTED] - held;
             // floor + amount cannot overflow (floor is in [-2^62, 0]); available - amount can, and would wrap.
             if (available < floor + amount)
             {
                 return Funds.INSUFFICIENT;
             }
             // With an overdraft, held may pass posted: it must still fit in a long.
-            return !intoHeld || held[base] <= Long.MAX_VALUE - amount ? Funds.OK : Funds.OVERFLOW;
+            return !intoHeld || held <= Long.MAX_VALUE - amount ? Funds.OK : Funds.OVERFLOW;
         }
         return availableTotal(slot) >= amount ? Funds.OK : Funds.INSUFFICIENT;
     }
@@ -173,40 +237,30 @@ public final class Accounts
      */
     public void draw(final int slot, final long amount, final boolean intoHeld, final long journalIndex)
     {
-        final int base = subBases[slot];
-        final int count = subCounts[slot];
-        final int start = debitSub(slot, journalIndex);
-        if (!constrained[slot] || count == 1)
+        final int record = record(slot);
+        final long shape = cells[record + SHAPE];
+        final int count = countOf(shape);
+        final int start = debitSub(count, journalIndex);
+        final int field = intoHeld ? 1 : 0;
+        final long sign = intoHeld ? 1 : -1;
+        if ((shape & CONSTRAINED_BIT) == 0 || count == 1)
         {
-            final int sub = base + start;
-            saveSub(sub);
-            if (intoHeld)
-            {
-                held[sub] += amount;
-            }
-            else
-            {
-                posted[sub] -= amount;
-            }
+            final int sub = subOffset(record, start);
+            saveSub(slot, record, start, sub);
+            cells[sub + field] += sign * amount;
             return;
         }
         long remaining = amount;
-        for (int i = 0; i < count && remaining > 0; i++)
+        for (int n = 0; n < count && remaining > 0; n++)
         {
-            final int sub = base + (start + i) % count;
-            final long available = posted[sub] - held[sub];
+            final int i = (start + n) % count;
+            final int sub = subOffset(record, i);
+            final long available = cells[sub] - cells[sub + 1];
             if (available > 0)
             {
                 final long take = Math.min(available, remaining);
-                saveSub(sub);
-                if (intoHeld)
-                {
-                    held[sub] += take;
-                }
-                else
-                {
-                    posted[sub] -= take;
-                }
+                saveSub(slot, record, i, sub);
+                cells[sub + field] += sign * take;
                 remaining -= take;
             }
         }
@@ -223,35 +277,37 @@ public final class Accounts
      */
     public void release(final int slot, final long amount)
     {
-        final int base = subBases[slot];
-        final int count = subCounts[slot];
+        final int record = record(slot);
+        final int count = countOf(cells[record + SHAPE]);
         long remaining = amount;
         for (int i = 0; i < count && remaining > 0; i++)
         {
-            final int sub = base + i;
-            if (held[sub] > 0)
+            final int sub = subOffset(record, i);
+            final long held = cells[sub + 1];
+            if (held > 0)
             {
-                final long take = Math.min(held[sub], remaining);
-                saveSub(sub);
-                held[sub] -= take;
+                final long take = Math.min(held, remaining);
+                saveSub(slot, record, i, sub);
+                cells[sub + 1] = held - take;
                 remaining -= take;
             }
         }
         if (remaining != 0)
         {
-            throw new IllegalStateException("released more than held on account " + ids[slot]);
+            throw new IllegalStateException("released more than held on account " + cells[record + ID]);
         }
     }
 
     /** Sum of available over sub-balances, saturating at {@code Long.MAX_VALUE}. */
     public long availableTotal(final int slot)
     {
-        final int base = subBases[slot];
-        final int count = subCounts[slot];
+        final int record = record(slot);
+        final int count = countOf(cells[record + SHAPE]);
         long total = 0;
         for (int i = 0; i < count; i++)
         {
-            final long available = posted[base + i] - held[base + i];
+            final int sub = subOffset(record, i);
+            final long available = cells[sub] - cells[sub + 1];
             total = total > 0 && available > Long.MAX_VALUE - total ? Long.MAX_VALUE : total + available;
         }
         return total;
@@ -263,21 +319,23 @@ public final class Accounts
      */
     public long postedTotal(final int slot)
     {
-        long total = 0;
-        for (int i = 0; i < subCounts[slot]; i++)
-        {
-            total += posted[subBases[slot] + i];
-        }
-        return total;
+        return total(slot, 0);
     }
 
     /** @return total held of the account; exact for the same reason as {@link #postedTotal}. */
     public long heldTotal(final int slot)
     {
-        long total = 0;
-        for (int i = 0; i < subCounts[slot]; i++)
+        return total(slot, 1);
+    }
+
+    private long total(final int slot, final int field)
+    {
+        final int record = record(slot);
+        final int count = countOf(cells[record + SHAPE]);
+        long total = cells[record + POSTED + field];
+        for (int i = 1; i < count; i++)
         {
-            total += held[subBases[slot] + i];
+            total += cells[subOffset(record, i) + field];
         }
         return total;
     }
@@ -285,40 +343,56 @@ public final class Accounts
     /** Checks the constraint on every sub-balance of the account: @return true when it holds. */
     public boolean constraintHolds(final int slot)
     {
-        final int base = subBases[slot];
-        final int count = subCounts[slot];
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < subCount(slot); i++)
         {
-            if (held[base + i] < 0)
+            if (!subHolds(slot, i))
             {
                 return false;
-            }
-            if (constrained[slot])
-            {
-                final long floor = count == 1 ? -overdraftLimits[slot] : 0;
-                if (posted[base + i] - held[base + i] < floor)
-                {
-                    return false;
-                }
             }
         }
         return true;
     }
 
-    /** Restores a sub-balance (atomic batch rollback only). */
-    public void restoreSub(final int sub, final long postedValue, final long heldValue)
+    /**
+     * @return true when sub-balance {@code i} respects its floor: held never negative, and for a
+     * constrained account available at least 0 (or {@code -overdraftLimit} on a single-sub-balance account).
+     */
+    public boolean subHolds(final int slot, final int i)
     {
-        posted[sub] = postedValue;
-        held[sub] = heldValue;
+        final int record = record(slot);
+        final long shape = cells[record + SHAPE];
+        final int sub = subOffset(record, i);
+        final long held = cells[sub + 1];
+        if (held < 0)
+        {
+            return false;
+        }
+        if ((shape & CONSTRAINED_BIT) == 0)
+        {
+            return true;
+        }
+        final long floor = countOf(shape) == 1 ? -cells[record + OVERDRAFT] : 0;
+        return cells[sub] - held >= floor;
     }
 
-    private void saveSub(final int sub)
+    /** Restores a sub-balance (atomic batch rollback only); {@code offset} is the undo record's operand. */
+    public void restoreSub(final int offset, final long postedValue, final long heldValue)
     {
-        undo.record(UndoLog.SUB_BALANCE, sub, posted[sub], held[sub]);
-        if (!isTouched[sub])
+        cells[offset] = postedValue;
+        cells[offset + 1] = heldValue;
+    }
+
+    /** Before a sub-balance changes: its old values for the undo log, and its place in the touched list. */
+    private void saveSub(final int slot, final int record, final int i, final int sub)
+    {
+        undo.record(UndoLog.SUB_BALANCE, sub, cells[sub], cells[sub + 1]);
+        final long touched = cells[record + TOUCHED];
+        final long bit = 1L << i;
+        if ((touched & bit) == 0)
         {
-            isTouched[sub] = true;
-            touched[touchedCount++] = sub;
+            cells[record + TOUCHED] = touched | bit;
+            touchedSlots[touchedCount] = slot;
+            touchedSubs[touchedCount++] = (byte)i;
         }
     }
 
@@ -328,44 +402,52 @@ public final class Accounts
         return touchedCount;
     }
 
-    /** @return the global slot of the {@code i}-th changed sub-balance. */
-    public int touched(final int i)
+    /** @return the account slot of the {@code n}-th changed sub-balance. */
+    public int touchedSlot(final int n)
     {
-        return touched[i];
+        return touchedSlots[n];
     }
 
-    /** Forgets which sub-balances changed (start of a command). */
+    /** @return the index, within its account, of the {@code n}-th changed sub-balance. */
+    public int touchedSubIndex(final int n)
+    {
+        return touchedSubs[n];
+    }
+
+    /** Forgets which sub-balances changed (start of a command): only the records already in cache. */
     public void clearTouched()
     {
-        for (int i = 0; i < touchedCount; i++)
+        for (int n = 0; n < touchedCount; n++)
         {
-            isTouched[touched[i]] = false;
+            cells[record(touchedSlots[n]) + TOUCHED] = 0;
         }
         touchedCount = 0;
     }
 
-    /** @return the account slot owning a global sub-balance slot. */
-    public int ownerOf(final int subSlot)
+    private static int creditSub(final int count, final long journalIndex)
     {
-        return subOwners[subSlot];
-    }
-
-    /** @return the index of a global sub-balance slot within its account. */
-    public int subIndexOf(final int subSlot)
-    {
-        return subSlot - subBases[subOwners[subSlot]];
-    }
-
-    private int creditSub(final int slot, final long journalIndex)
-    {
-        final int count = subCounts[slot];
         return count == 1 ? 0 : (int)Long.remainderUnsigned(StateDigest.mix(journalIndex), count);
     }
 
-    private int debitSub(final int slot, final long journalIndex)
+    private static int debitSub(final int count, final long journalIndex)
     {
-        final int count = subCounts[slot];
         return count == 1 ? 0 : (int)Long.remainderUnsigned(StateDigest.mix(~journalIndex), count);
+    }
+
+    private static int record(final int slot)
+    {
+        return RECORD_BASE + slot * RECORD_LONGS;
+    }
+
+    private static int countOf(final long shape)
+    {
+        return (int)(shape >>> COUNT_SHIFT) & 0xFF;
+    }
+
+    /** @return where sub-balance {@code i}'s posted is in {@link #cells}; its held is the next long. */
+    private int subOffset(final int record, final int i)
+    {
+        return i == 0 ? record + POSTED : pairsBase + 2 * ((int)cells[record + SUB_BASE] + i);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -384,48 +466,64 @@ public final class Accounts
 
     public long id(final int slot)
     {
-        return ids[slot];
+        return cells[record(slot) + ID];
     }
 
     public long tenant(final int slot)
     {
-        return tenants[slot];
+        return cells[record(slot) + TENANT];
     }
 
     public int currency(final int slot)
     {
-        return currencies[slot];
+        return (int)cells[record(slot) + SHAPE];
     }
 
     public int subCount(final int slot)
     {
-        return subCounts[slot];
+        return countOf(cells[record(slot) + SHAPE]);
     }
 
     public boolean isConstrained(final int slot)
     {
-        return constrained[slot];
+        return (cells[record(slot) + SHAPE] & CONSTRAINED_BIT) != 0;
     }
 
     public long overdraftLimit(final int slot)
     {
-        return overdraftLimits[slot];
+        return cells[record(slot) + OVERDRAFT];
     }
 
     /** @return the global slot of sub-balance {@code i} of the account. */
     public int subSlot(final int slot, final int i)
     {
-        return subBases[slot] + i;
+        return (int)cells[record(slot) + SUB_BASE] + i;
     }
 
+    /** @return posted of a global sub-balance slot. */
     public long posted(final int subSlot)
     {
-        return posted[subSlot];
+        final int slot = subOwners[subSlot];
+        return subPosted(slot, subSlot - subSlot(slot, 0));
     }
 
+    /** @return held of a global sub-balance slot. */
     public long held(final int subSlot)
     {
-        return held[subSlot];
+        final int slot = subOwners[subSlot];
+        return subHeld(slot, subSlot - subSlot(slot, 0));
+    }
+
+    /** @return posted of sub-balance {@code i} of the account. */
+    public long subPosted(final int slot, final int i)
+    {
+        return cells[subOffset(record(slot), i)];
+    }
+
+    /** @return held of sub-balance {@code i} of the account. */
+    public long subHeld(final int slot, final int i)
+    {
+        return cells[subOffset(record(slot), i) + 1];
     }
 
     /** Folds every account and sub-balance, in creation order, into the digest. */
@@ -434,11 +532,11 @@ public final class Accounts
         digest.add(accountCount).add(subBalanceCount);
         for (int slot = 0; slot < accountCount; slot++)
         {
-            digest.add(ids[slot]).add(tenants[slot]).add(currencies[slot]).add(subCounts[slot])
-                .add(constrained[slot] ? 1 : 0).add(overdraftLimits[slot]);
-            for (int i = 0; i < subCounts[slot]; i++)
+            digest.add(id(slot)).add(tenant(slot)).add(currency(slot)).add(subCount(slot))
+                .add(isConstrained(slot) ? 1 : 0).add(overdraftLimit(slot));
+            for (int i = 0; i < subCount(slot); i++)
             {
-                digest.add(posted[subBases[slot] + i]).add(held[subBases[slot] + i]);
+                digest.add(subPosted(slot, i)).add(subHeld(slot, i));
             }
         }
     }

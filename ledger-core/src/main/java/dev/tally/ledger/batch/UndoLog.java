@@ -11,7 +11,7 @@ package dev.tally.ledger.batch;
  */
 public final class UndoLog
 {
-    /** A sub-balance's posted and held before a change: (global sub-balance slot, posted, held). */
+    /** A sub-balance's posted and held before a change: (its offset in the accounts' array, posted, held). */
     public static final int SUB_BALANCE = 1;
     /** An account was appended: undo removes the newest account. */
     public static final int ACCOUNT_ADDED = 2;

@@ -15,7 +15,7 @@ import dev.tally.ledger.result.ResultCode;
  *
  * <p>One ring entry is 12 {@code long}s (96 bytes): key digest (2), fingerprint (2), the result's origin
  * index and time (2), five payload fields (5), and one word packing code, type and currency. With the
- * index (40 bytes) a stored key costs 136 bytes.
+ * index (16 bytes: it keeps no copy of the digest, see {@link Digest128Index}) a stored key costs 112 bytes.
  */
 public final class IdempotencyTable
 {
@@ -36,21 +36,36 @@ public final class IdempotencyTable
     private final long[] ring;
     private final int capacity;
     private final Digest128Index index;
+    /** Items ever added and ever removed from the head: their difference is the size. */
     private long head;
     private long tail;
+    /** Ring positions of {@link #head} and {@link #tail}, kept alongside so that no step divides. */
+    private int headPosition;
+    private int tailPosition;
 
     /** @param capacity the most keys kept at once. */
     public IdempotencyTable(final int capacity)
     {
         this.capacity = capacity;
         ring = new long[capacity * STRIDE];
-        index = new Digest128Index(capacity);
+        index = new Digest128Index(capacity, ring, 0, STRIDE, KEY_HI, KEY_LO);
     }
 
     /** @return the key's position for the accessors below, or -1 when the key is not stored. */
     public int find(final long keyHi, final long keyLo)
     {
         return index.get(keyHi, keyLo);
+    }
+
+    /**
+     * Starts the cache misses of {@link #find} without waiting for them: see {@link Digest128Index#hint}.
+     *
+     * @return a value read on the way, for the caller to keep so that the loads are not dropped.
+     */
+    public long preload(final long keyHi, final long keyLo)
+    {
+        final int position = index.hint(keyHi, keyLo);
+        return position < 0 ? 0 : ring[position * STRIDE + FP_LO];
     }
 
     /** @return true when the stored fingerprint equals the given one. */
@@ -91,7 +106,7 @@ public final class IdempotencyTable
      */
     public int add(final long keyHi, final long keyLo, final long fingerprintHi, final long fingerprintLo, final Result result)
     {
-        final int position = (int)(tail % capacity);
+        final int position = tailPosition;
         final int offset = position * STRIDE;
         ring[offset + KEY_HI] = keyHi;
         ring[offset + KEY_LO] = keyLo;
@@ -103,6 +118,7 @@ public final class IdempotencyTable
             throw new IllegalStateException("idempotency index full while ring had room");
         }
         tail++;
+        tailPosition = next(position);
         return position;
     }
 
@@ -125,8 +141,10 @@ public final class IdempotencyTable
     public void removeNewest()
     {
         tail--;
-        final int offset = (int)(tail % capacity) * STRIDE;
-        index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO]);
+        tailPosition = previous(tailPosition);
+        final int position = tailPosition;
+        final int offset = position * STRIDE;
+        index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO], position);
     }
 
     /**
@@ -139,16 +157,30 @@ public final class IdempotencyTable
         int expired = 0;
         while (expired < max && head < tail)
         {
-            final int offset = (int)(head % capacity) * STRIDE;
+            final int position = headPosition;
+            final int offset = position * STRIDE;
             if (ring[offset + ORIGIN_TIME] > cutoffNs)
             {
                 break;
             }
-            index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO]);
+            index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO], position);
             head++;
+            headPosition = next(position);
             expired++;
         }
         return expired;
+    }
+
+    /** @return the ring position after {@code position}. */
+    private int next(final int position)
+    {
+        return position + 1 == capacity ? 0 : position + 1;
+    }
+
+    /** @return the ring position before {@code position}. */
+    private int previous(final int position)
+    {
+        return position == 0 ? capacity - 1 : position - 1;
     }
 
     /** @return keys stored now. */

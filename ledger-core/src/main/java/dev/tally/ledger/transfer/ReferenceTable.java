@@ -9,7 +9,7 @@ import dev.tally.ledger.idempotency.Digest128Index;
  * reference digest covers the tenant. PostgreSQL's UNIQUE (tenant, reference) is the backstop for
  * references older than the window.
  *
- * <p>One reference costs 32 bytes of ring plus 40 bytes of index: 72 bytes.
+ * <p>One reference costs 32 bytes of ring plus 16 bytes of index: 48 bytes.
  */
 public final class ReferenceTable
 {
@@ -18,14 +18,18 @@ public final class ReferenceTable
     private final long[] ring;
     private final int capacity;
     private final Digest128Index index;
+    /** Items ever added and ever removed from the head: their difference is the size. */
     private long head;
     private long tail;
+    /** Ring positions of {@link #head} and {@link #tail}, kept alongside so that no step divides. */
+    private int headPosition;
+    private int tailPosition;
 
     public ReferenceTable(final int capacity)
     {
         this.capacity = capacity;
         ring = new long[capacity * STRIDE];
-        index = new Digest128Index(capacity);
+        index = new Digest128Index(capacity, ring, 0, STRIDE, 0, 1);
     }
 
     /** @return the journal index of the transfer holding the reference, or -1. */
@@ -50,7 +54,7 @@ public final class ReferenceTable
     /** Records a reference; the caller checked it is absent and that there is room. */
     public void add(final long referenceHi, final long referenceLo, final long transferIndex, final long timestampNs)
     {
-        final int position = (int)(tail % capacity);
+        final int position = tailPosition;
         final int offset = position * STRIDE;
         ring[offset] = referenceHi;
         ring[offset + 1] = referenceLo;
@@ -58,14 +62,17 @@ public final class ReferenceTable
         ring[offset + 3] = timestampNs;
         index.put(referenceHi, referenceLo, position);
         tail++;
+        tailPosition = next(position);
     }
 
     /** Removes the newest reference (atomic batch rollback only). */
     public void removeNewest()
     {
         tail--;
-        final int offset = (int)(tail % capacity) * STRIDE;
-        index.remove(ring[offset], ring[offset + 1]);
+        tailPosition = previous(tailPosition);
+        final int position = tailPosition;
+        final int offset = position * STRIDE;
+        index.remove(ring[offset], ring[offset + 1], position);
     }
 
     /** Forgets references recorded at or before {@code cutoffNs}, oldest first, at most {@code max}. */
@@ -74,16 +81,30 @@ public final class ReferenceTable
         int expired = 0;
         while (expired < max && head < tail)
         {
-            final int offset = (int)(head % capacity) * STRIDE;
+            final int position = headPosition;
+            final int offset = position * STRIDE;
             if (ring[offset + 3] > cutoffNs)
             {
                 break;
             }
-            index.remove(ring[offset], ring[offset + 1]);
+            index.remove(ring[offset], ring[offset + 1], position);
             head++;
+            headPosition = next(position);
             expired++;
         }
         return expired;
+    }
+
+    /** @return the ring position after {@code position}. */
+    private int next(final int position)
+    {
+        return position + 1 == capacity ? 0 : position + 1;
+    }
+
+    /** @return the ring position before {@code position}. */
+    private int previous(final int position)
+    {
+        return position == 0 ? capacity - 1 : position - 1;
     }
 
     public int size()

@@ -106,8 +106,8 @@ public class LedgerTransferBenchmark
     /**
      * Commands per retention window of keys and transfers: what is live at steady state (every key and
      * transfer for uniform and hotCredit; half as many for duplicates50, whose retries add no key). The
-     * tables are sized at twice this. 4000000 is far beyond any cache; 4000 fits in L2. A multiple of
-     * {@link #COMMANDS_PER_MS}.
+     * tables are sized at twice this. 4000000 (about 2.5 GB of tables) is far beyond any cache; 4000 (a few
+     * MB) fits in L3. A multiple of {@link #COMMANDS_PER_MS}.
      */
     @Param({"4000000"})
     public int windowCommands;
