@@ -1,0 +1,73 @@
+package dev.tally.perf.peer;
+
+import java.io.PrintStream;
+import picocli.CommandLine;
+
+/**
+ * {@code java -jar perf/target/tally-perf.jar}: Tally against the PostgreSQL-per-request design.
+ *
+ * <pre>
+ *   java -jar perf/target/tally-perf.jar compare --seconds 30 [--scenario uniform,hotCredit] [--durability sync]
+ *   java -jar perf/target/tally-perf.jar peer --port 8081 --api-key demo:demo-secret-key [--synchronous-commit off]
+ * </pre>
+ *
+ * Chronicle's analytics call-home is switched off and AWT is made headless (the chart is drawn into an
+ * image) here, before anything else loads.
+ */
+@CommandLine.Command(name = "tally-perf", mixinStandardHelpOptions = true, version = "tally-perf 0.1.0",
+    subcommands = {CompareCommand.class, PeerCommand.class},
+    description = "Tally vs the PostgreSQL-per-request peer, on loopback, in one process.")
+public final class CompareMain implements Runnable
+{
+    static
+    {
+        System.setProperty("chronicle.analytics.disable", "true");
+        System.setProperty("java.awt.headless", "true");
+    }
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out));
+    }
+
+    /** Runs a command line, printing to {@code out}; returns the exit status (0 when every check passed). */
+    public static int run(final String[] args, final PrintStream out)
+    {
+        final CommandLine commandLine = new CommandLine(new CompareMain());
+        commandLine.setOut(new java.io.PrintWriter(out, true));
+        commandLine.setExecutionStrategy(parsed ->
+        {
+            for (final CommandLine command : parsed.asCommandLineList())
+            {
+                if (command.getCommand() instanceof CompareCommand)
+                {
+                    ((CompareCommand)command.getCommand()).out = out;
+                }
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        return commandLine.execute(args);
+    }
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Quiets the embedded PostgreSQL's log lines (zonky logs each server line at INFO) and the pool's. */
+    static void quietLogs()
+    {
+        for (final String name : new String[] {"io.zonky", "com.zaxxer.hikari", "dev.tally"})
+        {
+            final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(name);
+            if (logger instanceof ch.qos.logback.classic.Logger)
+            {
+                ((ch.qos.logback.classic.Logger)logger).setLevel(ch.qos.logback.classic.Level.WARN);
+            }
+        }
+    }
+}

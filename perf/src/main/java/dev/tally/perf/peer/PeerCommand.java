@@ -1,0 +1,51 @@
+package dev.tally.perf.peer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+
+/** {@code peer}: runs the PostgreSQL-per-request peer alone until Ctrl-C (for the load generator's {@code run}). */
+@CommandLine.Command(name = "peer", mixinStandardHelpOptions = true,
+    description = "Serve the PostgreSQL-per-request peer on 127.0.0.1 until stopped.")
+final class PeerCommand implements Callable<Integer>
+{
+    @CommandLine.Option(names = "--port", defaultValue = "8081", description = "HTTP port; 0 picks one (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @CommandLine.Option(names = "--api-key", required = true, description = "TENANT:KEY, repeatable.")
+    List<String> apiKeys = new ArrayList<>();
+
+    @CommandLine.Option(names = "--synchronous-commit", defaultValue = "on", description = "on or off (default: ${DEFAULT-VALUE}).")
+    String synchronousCommit;
+
+    @CommandLine.Option(names = "--pool", defaultValue = "" + PeerConfig.POOL_SIZE_DEFAULT,
+        description = "HikariCP connections = JDBC threads (default: ${DEFAULT-VALUE}).")
+    int pool;
+
+    @CommandLine.Option(names = "--path", defaultValue = "function", description = "function or statements (default: ${DEFAULT-VALUE}).")
+    String path;
+
+    @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
+    int ioThreads;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        CompareMain.quietLogs();
+        final PeerConfig config = new PeerConfig(CompareCommand.onOff(synchronousCommit), pool, 16_384, ioThreads, TransferPath.parse(path),
+            apiKeys, port);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final PeerServer peer = new PeerServer(config);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            peer.close();
+            stopped.countDown();
+        }, "peer-shutdown"));
+        System.out.println(peer.describe());
+        System.out.println("peer listening on http://127.0.0.1:" + peer.port());
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,73 @@
+package dev.tally.perf.peer;
+
+import java.util.List;
+
+/**
+ * Everything a {@link PeerServer} needs, validated once.
+ *
+ * @param synchronousCommit {@code synchronous_commit = on} (a reply leaves after its WAL is flushed: the
+ *                          like-for-like peer of Tally {@code --durability sync}) or off (async).
+ * @param poolSize          HikariCP connections, and the JDBC executor's threads (one connection each).
+ * @param queueMax          requests waiting for a JDBC thread before the peer answers 503.
+ * @param ioThreads         Netty I/O threads (parse, validate, write replies; never JDBC).
+ * @param path              function (one round trip) or plain statements.
+ * @param apiKeys           {@code TENANT:KEY} pairs, as Tally's {@code --api-key}.
+ * @param port              HTTP port on 127.0.0.1; 0 picks a free one.
+ */
+public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, int ioThreads, TransferPath path, List<String> apiKeys,
+    int port)
+{
+    public static final int POOL_SIZE_MAX = 256;
+    public static final int QUEUE_MAX = 1 << 20;
+    /**
+     * Default pool (docs/BENCHMARKS.md, "Tally vs PostgreSQL-per-request"): on the shared 2-core machine
+     * 4, 8 and 16 measured within noise of each other on throughput; PostgreSQL's CPU per transfer on the
+     * hot account grew with the pool (more lock waiters to wake: 338, 494-576, 612-685 µs for 4, 8, 16),
+     * on uniform it did not. 8 (PostgreSQL's rule of thumb, 2 x cores + disks, rounded up so that group
+     * commit has several committers to batch under synchronous_commit = on).
+     */
+    public static final int POOL_SIZE_DEFAULT = 8;
+
+    public PeerConfig
+    {
+        if (poolSize < 1 || poolSize > POOL_SIZE_MAX)
+        {
+            throw new IllegalArgumentException("pool size must be 1.." + POOL_SIZE_MAX + ", was " + poolSize);
+        }
+        if (queueMax < 1 || queueMax > QUEUE_MAX)
+        {
+            throw new IllegalArgumentException("queue max must be 1.." + QUEUE_MAX + ", was " + queueMax);
+        }
+        if (ioThreads < 1 || ioThreads > 16)
+        {
+            throw new IllegalArgumentException("io threads must be 1..16, was " + ioThreads);
+        }
+        if (apiKeys.isEmpty())
+        {
+            throw new IllegalArgumentException("at least one TENANT:KEY is required");
+        }
+        if (port < 0 || port > 65_535)
+        {
+            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+        }
+        apiKeys = List.copyOf(apiKeys);
+    }
+
+    /** @return the defaults with one API key and the given durability. */
+    public static PeerConfig defaults(final boolean synchronousCommit, final String tenantColonKey)
+    {
+        return new PeerConfig(synchronousCommit, POOL_SIZE_DEFAULT, 16_384, 1, TransferPath.FUNCTION, List.of(tenantColonKey), 0);
+    }
+
+    /** @return a copy with another pool size. */
+    public PeerConfig withPoolSize(final int size)
+    {
+        return new PeerConfig(synchronousCommit, size, queueMax, ioThreads, path, apiKeys, port);
+    }
+
+    /** @return a copy with another transfer path ({@code function} or {@code statements}). */
+    public PeerConfig withPath(final String name)
+    {
+        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, TransferPath.parse(name), apiKeys, port);
+    }
+}
