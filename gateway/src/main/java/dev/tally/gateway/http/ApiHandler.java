@@ -188,10 +188,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             final LedgerEvent event = ring.get(sequence).reset(EventKind.COMMAND);
             event.command.copyFrom(command);
-            event.channel = ctx.channel();
-            event.keepAlive = keepAlive;
-            event.routeIndex = routeIndex;
-            event.receivedNs = receivedNs;
+            addressReply(event, ctx, keepAlive);
         }
         finally
         {
@@ -228,12 +225,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             {
                 final LedgerEvent event = ring.get(first + position).reset(EventKind.COMMAND);
                 event.command.copyFrom(scratch.batch[position]);
-                event.channel = ctx.channel();
-                event.keepAlive = keepAlive;
-                event.routeIndex = routeIndex;
-                event.receivedNs = receivedNs;
-            event.routeIndex = routeIndex;
-            event.receivedNs = receivedNs;
+                addressReply(event, ctx, keepAlive);
             }
         }
         finally
@@ -315,15 +307,21 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             event.command.targetIdHi = idHi;
             event.command.targetIdLo = idLo;
             event.readAccountId = accountId;
-            event.channel = ctx.channel();
-            event.keepAlive = keepAlive;
-            event.routeIndex = routeIndex;
-            event.receivedNs = receivedNs;
+            addressReply(event, ctx, keepAlive);
         }
         finally
         {
             ring.publish(sequence);
         }
+    }
+
+    /** Tells the responder where the reply goes, and what to record for metrics. */
+    private void addressReply(final LedgerEvent event, final ChannelHandlerContext ctx, final boolean keepAlive)
+    {
+        event.channel = ctx.channel();
+        event.keepAlive = keepAlive;
+        event.routeIndex = routeIndex;
+        event.receivedNs = receivedNs;
     }
 
     private void answerMalformed(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Throwable cause)
@@ -382,10 +380,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         try
         {
             final LedgerEvent event = ring.get(sequence).reset(EventKind.IMMEDIATE_REPLY);
-            event.channel = ctx.channel();
-            event.keepAlive = keepAlive;
-            event.routeIndex = routeIndex;
-            event.receivedNs = receivedNs;
+            addressReply(event, ctx, keepAlive);
             event.immediateBody = body;
             event.immediateStatus = status;
             event.immediateContentType = contentType;
