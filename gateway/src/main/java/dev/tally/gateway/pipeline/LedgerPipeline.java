@@ -63,11 +63,14 @@ public final class LedgerPipeline implements AutoCloseable
         // 2. Any exception escaping a stage halts writes instead of skipping the event.
         disruptor.setDefaultExceptionHandler(new HaltingExceptionHandler(health));
 
-        // 3. journaler -> business thread -> responder, each gated on the one before.
+        // 3. journaler -> business thread -> responder, each gated on the one before; a request batch's
+        //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
+        final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring));
         disruptor
             .handleEventsWith(new JournalHandler(journal, health))
             .then(new BusinessHandler(ledger, ring, health, unitListener))
-            .then(responder.apply(ring));
+            .then(wholeBatches);
+        ring.addGatingSequences(wholeBatches.sequence());
 
         // 4. Start the threads, then the ticks that drive journaled time.
         disruptor.start();
