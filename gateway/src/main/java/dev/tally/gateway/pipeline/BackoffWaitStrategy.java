@@ -7,8 +7,15 @@ import com.lmax.disruptor.WaitStrategy;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Spin, then yield, then park with an exponentially growing period, capped: under load a stage picks up
+ * Spin briefly, then park with an exponentially growing period, capped: under load a stage picks up
  * the next event within nanoseconds; once idle it costs about {@code 1 / parkMax} wake-ups a second.
+ *
+ * <p>No {@code Thread.yield()} phase: with five busy threads on two cores a yield is a context switch to
+ * another runnable thread every time. With 100 yields between spinning and parking, the business and
+ * responder threads each made ~1.8 involuntary context switches per request in {@code sync} mode
+ * (yielding through every journaler {@code fdatasync}) and spent 7–8 µs of CPU per request; without
+ * them 5–6 µs, and the whole process 50–51 instead of 56–60 µs per request (docs/BENCHMARKS.md, "Wait
+ * strategy: yields").
  *
  * <p>Why not Disruptor's own: {@code BlockingWaitStrategy} busy-spins while it waits for an upstream
  * stage (the business thread spinning through every journaler fsync), and {@code SleepingWaitStrategy}
@@ -21,7 +28,6 @@ import java.util.concurrent.locks.LockSupport;
 public final class BackoffWaitStrategy implements WaitStrategy
 {
     private static final int SPINS = 100;
-    private static final int YIELDS = 100;
     private static final long PARK_MIN_NS = 1_000;
 
     private final long parkMaxNs;
@@ -50,11 +56,6 @@ public final class BackoffWaitStrategy implements WaitStrategy
             {
                 attempts++;
                 Thread.onSpinWait();
-            }
-            else if (attempts < SPINS + YIELDS)
-            {
-                attempts++;
-                Thread.yield();
             }
             else
             {

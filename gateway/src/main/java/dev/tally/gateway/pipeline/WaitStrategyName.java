@@ -7,7 +7,7 @@ import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.YieldingWaitStrategy;
 
 /**
- * How pipeline threads wait for work. The default, {@link #BACKOFF}, spins, yields, then parks with a
+ * How pipeline threads wait for work. The default, {@link #BACKOFF}, spins briefly, then parks with a
  * growing period capped at 500 µs ({@link BackoffWaitStrategy}): no CPU to speak of when idle, and no
  * spinning while an upstream stage works. That matters on two cores, where the journaler, the business
  * thread, the responder, Netty and PostgreSQL share the CPU: Disruptor's {@link #BLOCKING} strategy
@@ -17,7 +17,7 @@ import com.lmax.disruptor.YieldingWaitStrategy;
  */
 public enum WaitStrategyName
 {
-    /** Spin, yield, then park with a growing period up to 500 µs. The default. */
+    /** Spin briefly, then park with a growing period up to 500 µs. The default. */
     BACKOFF,
     /** Disruptor's sleeping strategy: spin, yield, then park ~50 µs at a time. */
     SLEEPING,
