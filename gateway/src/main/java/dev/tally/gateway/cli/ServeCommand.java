@@ -15,25 +15,38 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 
-/** {@code tally serve}: starts the server and runs until SIGTERM / Ctrl-C. */
-@CommandLine.Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the Tally server.")
+/**
+ * {@code tally serve}: starts the server and runs until SIGTERM / Ctrl-C. Every setting is a flag, an
+ * environment variable or a config file key (see {@link dev.tally.gateway.config.SettingSources}), and
+ * every one is checked by {@link #toConfig()} before anything is opened: a bad value exits with status 2
+ * and a message naming the flag.
+ */
+@CommandLine.Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Start the Tally server.%nEvery flag can also be set as TALLY_<FLAG> (e.g. TALLY_PORT) or as a key of --config FILE.")
 public final class ServeCommand implements Callable<Integer>
 {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Mixin
+    ConfigFileOption configFile = new ConfigFileOption();
+
     @CommandLine.Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @CommandLine.Option(names = "--port", defaultValue = "8080", description = "HTTP port; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--port", defaultValue = "8080", description = "HTTP port, 0..65535; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
     @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder for the journal (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @CommandLine.Option(names = "--api-key", required = true, description = "TENANT:KEY, repeatable. The key is never logged.")
+    @CommandLine.Option(names = "--api-key", split = ",", paramLabel = "TENANT:KEY",
+        description = "A tenant's API key, repeatable (in TALLY_API_KEY or the file: comma-separated). The key is never logged.")
     List<String> apiKeys = new ArrayList<>();
 
     @CommandLine.Option(names = "--durability", defaultValue = "async",
         description = "async: survives a process crash; sync: forced to disk before replies, survives power loss (default: ${DEFAULT-VALUE}).")
-    String durability;
+    Durability durability;
 
     @CommandLine.Option(names = "--db-url", description = "PostgreSQL JDBC URL of the read model (absent: embedded PostgreSQL under the data folder).")
     String dbUrl;
@@ -41,40 +54,46 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--no-read-model", description = "Run without PostgreSQL (no entry history, no outbox): the journal alone.")
     boolean noReadModel;
 
-    @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads, 1..64 (default: ${DEFAULT-VALUE}).")
     int ioThreads;
 
-    @CommandLine.Option(names = "--ring-size", defaultValue = "16384", description = "Input ring slots, a power of two (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--ring-size", defaultValue = "16384",
+        description = "Input ring slots, a power of two >= 2 x the largest batch (default: ${DEFAULT-VALUE}).")
     int ringSize;
 
     @CommandLine.Option(names = "--wait-strategy", defaultValue = "backoff",
         description = "backoff, sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
-    String waitStrategy;
+    WaitStrategyName waitStrategy;
 
-    @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period, 1..60000 (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
-    @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304", description = "Largest request body (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304",
+        description = "Largest request body, >= 1024; larger gets 413 (default: ${DEFAULT-VALUE}).")
     int bodyLimitBytes;
 
-    @CommandLine.Option(names = "--idle-timeout-ms", defaultValue = "60000", description = "Idle connection timeout (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--header-limit-bytes", defaultValue = "16384",
+        description = "Largest request header block, >= 1024; larger gets 431 (default: ${DEFAULT-VALUE}).")
+    int headerLimitBytes;
+
+    @CommandLine.Option(names = "--uri-limit-bytes", defaultValue = "4096",
+        description = "Longest request line (method, URI, version), >= 256; longer gets 414 (default: ${DEFAULT-VALUE}).")
+    int uriLimitBytes;
+
+    @CommandLine.Option(names = "--idle-timeout-ms", defaultValue = "60000",
+        description = "A connection without traffic this long is closed, >= 100 (default: ${DEFAULT-VALUE}).")
     long idleTimeoutMs;
 
-    @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
     @Override
     public Integer call() throws Exception
     {
-        final LedgerConfig ledger = ledgerOptions.toConfig();
-        final HttpLimits limits = new HttpLimits(bodyLimitBytes, 16 * 1024, 4 * 1024, connectionsMax, idleTimeoutMs);
-        final ServerConfig config = new ServerConfig(host, port, dataDir, Durability.valueOf(durability.toUpperCase(java.util.Locale.ROOT)),
-            ApiKeys.parse(apiKeys), ioThreads, ledger,
-            new LedgerPipeline.PipelineConfig(ringSize, WaitStrategyName.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT)), tickIntervalMs),
-            limits, dbUrl, !noReadModel);
+        final ServerConfig config = toConfig();
         final CountDownLatch stopped = new CountDownLatch(1);
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
@@ -82,8 +101,32 @@ public final class ServeCommand implements Callable<Integer>
             server.close();
             stopped.countDown();
         }, "tally-shutdown"));
-        System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability + ")");
+        System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability.name().toLowerCase(
+            java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Builds the server configuration, checking every setting.
+     *
+     * @throws CommandLine.ParameterException on any invalid setting (picocli exits with status 2), with a
+     *                                        message naming it and never echoing an API key.
+     */
+    ServerConfig toConfig()
+    {
+        try
+        {
+            final LedgerConfig ledger = ledgerOptions.toConfig();
+            final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs);
+            final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
+            pipeline.validate();
+            return new ServerConfig(host, port, dataDir, durability, ApiKeys.parse(apiKeys), ioThreads, ledger, pipeline, limits, dbUrl,
+                !noReadModel);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: " + ex.getMessage(), ex);
+        }
     }
 }

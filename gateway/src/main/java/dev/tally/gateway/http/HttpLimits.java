@@ -23,23 +23,23 @@ public record HttpLimits(
     {
         if (bodyLengthMaxBytes < 1024)
         {
-            throw new IllegalArgumentException("bodyLengthMaxBytes must be >= 1024, was " + bodyLengthMaxBytes);
+            throw new IllegalArgumentException("--body-limit-bytes (bodyLengthMaxBytes) must be >= 1024, was " + bodyLengthMaxBytes);
         }
         if (headerLengthMaxBytes < 1024)
         {
-            throw new IllegalArgumentException("headerLengthMaxBytes must be >= 1024, was " + headerLengthMaxBytes);
+            throw new IllegalArgumentException("--header-limit-bytes (headerLengthMaxBytes) must be >= 1024, was " + headerLengthMaxBytes);
         }
         if (initialLineMaxBytes < 256)
         {
-            throw new IllegalArgumentException("initialLineMaxBytes must be >= 256, was " + initialLineMaxBytes);
+            throw new IllegalArgumentException("--uri-limit-bytes (initialLineMaxBytes) must be >= 256, was " + initialLineMaxBytes);
         }
         if (connectionsMax < 1)
         {
-            throw new IllegalArgumentException("connectionsMax must be >= 1, was " + connectionsMax);
+            throw new IllegalArgumentException("--connections-max must be >= 1, was " + connectionsMax);
         }
         if (idleTimeoutMs < 100)
         {
-            throw new IllegalArgumentException("idleTimeoutMs must be >= 100, was " + idleTimeoutMs);
+            throw new IllegalArgumentException("--idle-timeout-ms must be >= 100, was " + idleTimeoutMs);
         }
     }
 }

@@ -40,7 +40,7 @@ public record ServerConfig(
     {
         if (port < 0 || port > 65_535)
         {
-            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+            throw new IllegalArgumentException("--port must be 0..65535, was " + port);
         }
         if (apiKeys.size() == 0)
         {
@@ -48,7 +48,7 @@ public record ServerConfig(
         }
         if (ioThreads < 1 || ioThreads > 64)
         {
-            throw new IllegalArgumentException("io threads must be 1..64, was " + ioThreads);
+            throw new IllegalArgumentException("--io-threads must be 1..64, was " + ioThreads);
         }
     }
 
