@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
@@ -25,6 +27,8 @@ import picocli.CommandLine;
     description = "Start the Tally server.%nEvery flag can also be set as TALLY_<FLAG> (e.g. TALLY_PORT) or as a key of --config FILE.")
 public final class ServeCommand implements Callable<Integer>
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -43,6 +47,10 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--api-key", split = ",", paramLabel = "TENANT:KEY",
         description = "A tenant's API key, repeatable (in TALLY_API_KEY or the file: comma-separated). The key is never logged.")
     List<String> apiKeys = new ArrayList<>();
+
+    @CommandLine.Option(names = "--keys-file", paramLabel = "FILE",
+        description = "API keys file of tenant:keyId:sha256hex lines (see `tally keys add`); re-read on SIGHUP.")
+    Path keysFile;
 
     @CommandLine.Option(names = "--durability", defaultValue = "async",
         description = "async: survives a process crash; sync: forced to disk before replies, survives power loss (default: ${DEFAULT-VALUE}).")
@@ -101,10 +109,34 @@ public final class ServeCommand implements Callable<Integer>
             server.close();
             stopped.countDown();
         }, "tally-shutdown"));
+        reloadKeysOnSighup(config.apiKeys());
         System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability.name().toLowerCase(
             java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
+    }
+
+    /**
+     * SIGHUP re-reads the keys file: a deleted line revokes its key at once, without a restart. A file that
+     * no longer parses leaves the current keys in force. Counts are logged, never keys or hashes.
+     */
+    private static void reloadKeysOnSighup(final ApiKeys keys)
+    {
+        if (keys.keysFile() == null)
+        {
+            return;
+        }
+        Signals.on("HUP", () ->
+        {
+            try
+            {
+                LOG.info("SIGHUP: {} keys in {} (now {} in force)", keys.reload(), keys.keysFile(), keys.size());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                LOG.error("SIGHUP: keys file not reloaded, the previous keys stay in force: {}", ex.getMessage());
+            }
+        });
     }
 
     /**
@@ -121,7 +153,7 @@ public final class ServeCommand implements Callable<Integer>
             final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs);
             final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
             pipeline.validate();
-            return new ServerConfig(host, port, dataDir, durability, ApiKeys.parse(apiKeys), ioThreads, ledger, pipeline, limits, dbUrl,
+            return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,
                 !noReadModel);
         }
         catch (final IllegalArgumentException ex)

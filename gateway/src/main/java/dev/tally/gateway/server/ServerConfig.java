@@ -44,7 +44,7 @@ public record ServerConfig(
         }
         if (apiKeys.size() == 0)
         {
-            throw new IllegalArgumentException("at least one --api-key TENANT:KEY is required");
+            throw new IllegalArgumentException("at least one key is required: --api-key TENANT:KEY or a --keys-file holding one");
         }
         if (ioThreads < 1 || ioThreads > 64)
         {
