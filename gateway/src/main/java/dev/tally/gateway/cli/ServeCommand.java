@@ -95,6 +95,16 @@ public final class ServeCommand implements Callable<Integer>
         description = "A connection without traffic this long is closed, >= 100 (default: ${DEFAULT-VALUE}).")
     long idleTimeoutMs;
 
+    @CommandLine.Option(names = "--read-timeout-ms", defaultValue = "30000",
+        description = "A request must arrive whole within this long of its first byte, or 408 and close (slow-loris), >= 100 " +
+            "(default: ${DEFAULT-VALUE}).")
+    long readTimeoutMs;
+
+    @CommandLine.Option(names = "--requests-per-connection-max", defaultValue = "0",
+        description = "Close a connection after this many requests, the last reply saying Connection: close; 0: no limit " +
+            "(default: ${DEFAULT-VALUE}).")
+    int requestsPerConnectionMax;
+
     @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
@@ -150,7 +160,8 @@ public final class ServeCommand implements Callable<Integer>
         try
         {
             final LedgerConfig ledger = ledgerOptions.toConfig();
-            final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs);
+            final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs,
+                readTimeoutMs, requestsPerConnectionMax, 0);
             final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
             pipeline.validate();
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Per connection: connection limit, idle timeout, HTTP/1.1 codec with header and line limits, an
- * aggregator with the body limit (413 as problem+json), then the API handler.
+ * Per connection: connection limit, read timeout from a request's first byte to its last (slow-loris),
+ * idle timeout, HTTP/1.1 codec with header and line limits, an aggregator with the body limit (413 as
+ * problem+json), the requests-per-connection limit, then the API handler.
  */
 final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
 {
@@ -31,12 +32,19 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
     {
         final ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("connections", connectionLimiter);
+        final RequestReadTimeout readTimeout = new RequestReadTimeout(limits.readTimeoutMs());
+        pipeline.addLast("read-timeout", readTimeout.start());
         pipeline.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
         pipeline.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
             .setMaxInitialLineLength(limits.initialLineMaxBytes())
             .setMaxHeaderSize(limits.headerLengthMaxBytes())
             .setMaxChunkSize(64 * 1024)));
         pipeline.addLast("aggregator", new ProblemAggregator(limits.bodyLengthMaxBytes()));
+        pipeline.addLast("request-read", readTimeout.end());
+        if (limits.requestsPerConnectionMax() > 0)
+        {
+            pipeline.addLast("requests-per-connection", new RequestsPerConnection(limits.requestsPerConnectionMax()));
+        }
         pipeline.addLast("api", handlers.get());
     }
 }
