@@ -105,6 +105,11 @@ public final class ServeCommand implements Callable<Integer>
             "(default: ${DEFAULT-VALUE}).")
     int requestsPerConnectionMax;
 
+    @CommandLine.Option(names = "--rate-limit-per-tenant", defaultValue = "0", paramLabel = "N[/s]",
+        description = "Requests per second each tenant may send (burst: one second's worth); more get 429 with Retry-After. " +
+            "0: off (default: ${DEFAULT-VALUE}).")
+    String rateLimitPerTenant;
+
     @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
@@ -124,6 +129,20 @@ public final class ServeCommand implements Callable<Integer>
             java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
+    }
+
+    /** @return {@code N} of {@code N} or {@code N/s}. */
+    private static int perSecond(final String flag, final String rate)
+    {
+        final String number = rate.endsWith("/s") ? rate.substring(0, rate.length() - 2) : rate;
+        try
+        {
+            return Integer.parseInt(number.strip());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(flag + " must be N or N/s requests per second, was '" + rate + "'", ex);
+        }
     }
 
     /**
@@ -161,7 +180,7 @@ public final class ServeCommand implements Callable<Integer>
         {
             final LedgerConfig ledger = ledgerOptions.toConfig();
             final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs,
-                readTimeoutMs, requestsPerConnectionMax, 0);
+                readTimeoutMs, requestsPerConnectionMax, perSecond("--rate-limit-per-tenant", rateLimitPerTenant));
             final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
             pipeline.validate();
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,

@@ -2,6 +2,7 @@ package dev.tally.gateway.server;
 
 import dev.tally.gateway.http.ApiHandler;
 import dev.tally.gateway.http.HttpServer;
+import dev.tally.gateway.http.RateLimiter;
 import dev.tally.gateway.http.ReadModelQueries;
 import dev.tally.gateway.http.Responder;
 import dev.tally.gateway.metrics.TallyMetrics;
@@ -77,8 +78,9 @@ public final class TallyServer implements AutoCloseable
 
         // 5. Ready, then open the door.
         health.markReplayed();
+        final RateLimiter rateLimiter = RateLimiter.of(config.http());
         http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries));
+            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
         LOG.info("tally serving on {}:{} (durability {}, data {})", config.host(), http.port(), config.durability(),
             config.dataDir().toAbsolutePath());
     }
