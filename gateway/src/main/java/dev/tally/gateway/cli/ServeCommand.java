@@ -2,12 +2,14 @@ package dev.tally.gateway.cli;
 
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.http.TlsContexts;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,6 +81,13 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
+    @CommandLine.Option(names = "--tls-cert", paramLabel = "PEM",
+        description = "Serve HTTPS with this PEM certificate chain (with --tls-key); absent: plain HTTP.")
+    Path tlsCert;
+
+    @CommandLine.Option(names = "--tls-key", paramLabel = "PEM", description = "The certificate's private key, unencrypted PKCS#8 PEM.")
+    Path tlsKey;
+
     @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304",
         description = "Largest request body, >= 1024; larger gets 413 (default: ${DEFAULT-VALUE}).")
     int bodyLimitBytes;
@@ -125,8 +134,8 @@ public final class ServeCommand implements Callable<Integer>
             stopped.countDown();
         }, "tally-shutdown"));
         reloadKeysOnSighup(config.apiKeys());
-        System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability.name().toLowerCase(
-            java.util.Locale.ROOT) + ")");
+        System.out.println("tally listening on " + (config.tls() == null ? "http" : "https") + "://" + host + ":" + server.port() +
+            " (durability " + durability.name().toLowerCase(java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
     }
@@ -183,8 +192,13 @@ public final class ServeCommand implements Callable<Integer>
                 readTimeoutMs, requestsPerConnectionMax, perSecond("--rate-limit-per-tenant", rateLimitPerTenant));
             final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
             pipeline.validate();
+            if ((tlsCert == null) != (tlsKey == null))
+            {
+                throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+            }
+            final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel);
+                !noReadModel, tls);
         }
         catch (final IllegalArgumentException ex)
         {

@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.function.Supplier;
 
@@ -33,6 +34,20 @@ public final class HttpServer implements AutoCloseable
         final String host, final int port, final int ioThreads, final HttpLimits limits, final Supplier<ApiHandler> handlers)
         throws InterruptedException
     {
+        this(host, port, ioThreads, limits, null, handlers);
+    }
+
+    /**
+     * Binds and starts serving, over TLS when {@code tls} is given.
+     *
+     * @param tls      the server's TLS context, or null for plain HTTP.
+     * @param handlers creates the per-connection API handler.
+     */
+    public HttpServer(
+        final String host, final int port, final int ioThreads, final HttpLimits limits, final SslContext tls,
+        final Supplier<ApiHandler> handlers)
+        throws InterruptedException
+    {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         final ConnectionLimiter connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
@@ -42,7 +57,7 @@ public final class HttpServer implements AutoCloseable
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(new ApiChannelInitializer(limits, connectionLimiter, handlers))
+            .childHandler(new ApiChannelInitializer(limits, tls, connectionLimiter, handlers))
             .bind(new InetSocketAddress(host, port))
             .sync()
             .channel();

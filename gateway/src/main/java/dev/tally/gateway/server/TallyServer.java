@@ -79,9 +79,10 @@ public final class TallyServer implements AutoCloseable
         // 5. Ready, then open the door.
         health.markReplayed();
         final RateLimiter rateLimiter = RateLimiter.of(config.http());
-        http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(),
+        http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
             () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
-        LOG.info("tally serving on {}:{} (durability {}, data {})", config.host(), http.port(), config.durability(),
+        LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
+            config.durability(),
             config.dataDir().toAbsolutePath());
     }
 

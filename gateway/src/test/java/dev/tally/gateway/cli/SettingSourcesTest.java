@@ -75,6 +75,15 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldTakeTheRateLimitAsNOrNPerSecond()
+    {
+        assertEquals(50, parse(Map.of(), "serve", "--api-key", KEY, "--rate-limit-per-tenant", "50/s").toConfig().http()
+            .rateLimitPerTenantPerSecond());
+        assertEquals(7, parse(Map.of("TALLY_RATE_LIMIT_PER_TENANT", "7"), "serve", "--api-key", KEY).toConfig().http()
+            .rateLimitPerTenantPerSecond());
+    }
+
+    @Test
     void shouldMapLongFlagsToEnvironmentNames()
     {
         assertEquals("TALLY_DATA_DIR", SettingSources.envName("--data-dir"));
@@ -114,6 +123,11 @@ class SettingSourcesTest
             {"--accounts-max", "0", "--accounts-max must be > 0"},
             {"--key-retention-ms", "-1", "--key-retention-ms must be > 0"},
             {"--durability", "maybe", "--durability"},
+            {"--read-timeout-ms", "10", "--read-timeout-ms"},
+            {"--requests-per-connection-max", "-1", "--requests-per-connection-max"},
+            {"--rate-limit-per-tenant", "ten/s", "--rate-limit-per-tenant must be N or N/s"},
+            {"--rate-limit-per-tenant", "-5/s", "--rate-limit-per-tenant must be 0"},
+            {"--tls-cert", "/absent/cert.pem", "--tls-cert and --tls-key go together"},
         };
         for (final String[] setting : invalid)
         {
