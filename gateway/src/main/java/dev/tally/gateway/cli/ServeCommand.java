@@ -1,5 +1,6 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.gateway.config.LogFormat;
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.http.TlsContexts;
@@ -36,6 +37,10 @@ public final class ServeCommand implements Callable<Integer>
 
     @CommandLine.Mixin
     ConfigFileOption configFile = new ConfigFileOption();
+
+    @CommandLine.Option(names = "--log-format", defaultValue = "text",
+        description = "text, or json: one JSON object per line on stderr (default: ${DEFAULT-VALUE}).")
+    LogFormat logFormat;
 
     @CommandLine.Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     String host;
@@ -126,6 +131,7 @@ public final class ServeCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final ServerConfig config = toConfig();
+        logFormat.apply();
         final CountDownLatch stopped = new CountDownLatch(1);
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
