@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -30,6 +31,8 @@ import picocli.CommandLine;
     description = "Start the Tally server.%nEvery flag can also be set as TALLY_<FLAG> (e.g. TALLY_PORT) or as a key of --config FILE.")
 public final class ServeCommand implements Callable<Integer>
 {
+    /** Exit status when a second stop signal cuts the graceful stop short: 128 + SIGTERM, as if killed by it. */
+    static final int EXIT_FORCED = 143;
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
     @CommandLine.Spec
@@ -136,14 +139,47 @@ public final class ServeCommand implements Callable<Integer>
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
-            server.close();
-            stopped.countDown();
+            try
+            {
+                server.close();
+            }
+            finally
+            {
+                stopped.countDown();
+            }
         }, "tally-shutdown"));
+        stopOnSignals();
         reloadKeysOnSighup(config.apiKeys());
         System.out.println("tally listening on " + (config.tls() == null ? "http" : "https") + "://" + host + ":" + server.port() +
             " (durability " + durability.name().toLowerCase(java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
+    }
+
+    /**
+     * SIGTERM or SIGINT starts the graceful stop (the shutdown hook: drain, flush, close) and exits 0; a
+     * second one while that runs halts at once with {@link #EXIT_FORCED}, for an operator who cannot wait.
+     * Without this the JVM ignores a second signal during shutdown. The exit runs on its own thread: the
+     * JVM's signal thread must stay free to deliver the second signal.
+     */
+    private static void stopOnSignals()
+    {
+        final AtomicBoolean stopping = new AtomicBoolean();
+        final Runnable onSignal = () ->
+        {
+            if (stopping.compareAndSet(false, true))
+            {
+                LOG.info("stopping: draining the ring and closing (signal again to exit at once)");
+                new Thread(() -> System.exit(0), "tally-stop").start();
+            }
+            else
+            {
+                LOG.warn("second stop signal: exiting without draining; the journal holds every acknowledged command");
+                Runtime.getRuntime().halt(EXIT_FORCED);
+            }
+        };
+        Signals.on("TERM", onSignal);
+        Signals.on("INT", onSignal);
     }
 
     /** @return {@code N} of {@code N} or {@code N/s}. */

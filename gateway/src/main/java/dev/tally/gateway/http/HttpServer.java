@@ -17,9 +17,13 @@ import java.util.function.Supplier;
  */
 public final class HttpServer implements AutoCloseable
 {
+    /** How long a stop waits for connections to stop reading, then to close. */
+    private static final long CLOSE_WAIT_MAX_MS = 2_000;
+
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel serverChannel;
+    private final ConnectionLimiter connectionLimiter;
 
     /**
      * Binds and starts serving.
@@ -50,7 +54,7 @@ public final class HttpServer implements AutoCloseable
     {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
-        final ConnectionLimiter connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
+        connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
         serverChannel = new ServerBootstrap()
             .group(boss, workers)
             .channel(NioServerSocketChannel.class)
@@ -69,11 +73,31 @@ public final class HttpServer implements AutoCloseable
         return ((InetSocketAddress)serverChannel.localAddress()).getPort();
     }
 
-    /** Stops accepting, closes connections, stops the threads. */
+    /**
+     * First step of a graceful stop: no new connection, and no new request read from an open one. Each
+     * connection stops reading on its own event loop, and this waits for that, so once it returns no I/O
+     * thread publishes into the ring again; what was published before is still answered, on connections
+     * that stay open until {@link #close()}.
+     */
+    public void stopAccepting()
+    {
+        serverChannel.close().syncUninterruptibly();
+        for (final Channel connection : connectionLimiter.connections())
+        {
+            connection.eventLoop().submit(() -> connection.config().setAutoRead(false)).awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
+        }
+    }
+
+    /**
+     * Stops accepting (if not yet), closes every connection after the replies already handed to it, then
+     * stops the threads. A close is queued behind the responder's writes on each connection's event loop,
+     * so a reply written before is flushed before its connection closes.
+     */
     @Override
     public void close()
     {
-        serverChannel.close().syncUninterruptibly();
+        stopAccepting();
+        connectionLimiter.connections().close().awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
         boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *   <li>start the pipeline (journaler → business thread → responder);</li>
  *   <li>mark ready, then open the HTTP port.</li>
  * </ol>
- * Closing runs the steps backwards: stop accepting, drain the ring, close the journal.
+ * Closing runs the steps backwards: stop reading requests, drain the ring (every published request is
+ * answered), close the connections, let the PostgreSQL writer catch up, close the journal.
  */
 public final class TallyServer implements AutoCloseable
 {
@@ -115,11 +116,18 @@ public final class TallyServer implements AutoCloseable
         return health;
     }
 
+    /**
+     * Stops gracefully: no new request is read, every request already in the ring is journaled, applied and
+     * answered, the replies are flushed, then the PostgreSQL writer catches up (bounded), the database and
+     * the journal close.
+     */
     @Override
     public void close()
     {
-        http.close();
+        final long startNs = System.nanoTime();
+        http.stopAccepting();
         pipeline.close();
+        http.close();
         if (queries != null)
         {
             queries.close();
@@ -129,6 +137,6 @@ public final class TallyServer implements AutoCloseable
             readModel.close(ledger.lastJournalIndex());
         }
         journal.close();
-        LOG.info("tally stopped at journal index {}", journal.lastIndex());
+        LOG.info("tally stopped at journal index {} in {} ms", journal.lastIndex(), (System.nanoTime() - startNs) / 1_000_000);
     }
 }
