@@ -53,18 +53,8 @@ class GracefulShutdownIT
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldDrainOnSigtermSoThatEveryAcknowledgedTransferSurvivesInTheJournalAndPostgres() throws Exception
     {
-        try (TallyProcess process = TallyProcess.start(dataDir, "async", logDir.resolve("first.log")))
-        {
-            openAccounts(process.client());
-            final List<Thread> load = startLoad(process.client(), "graceful");
-            awaitAcks(process);
-            process.signalTerm();
-            final int status = process.awaitExit();
-            joinLoad(load);
-            assertEquals(0, status, () -> "a graceful stop exits 0\n" + process.logTail());
-            assertTrue(process.log().contains("tally stopped at journal index"), process::logTail);
-        }
-        assertTrue(unexpected.isEmpty(), () -> "unexpected replies: " + unexpected);
+        final String log = loadThenSigterm("graceful", 1);
+        assertTrue(log.contains("tally stopped at journal index"), log);
         restartAndCheckEveryAcknowledgedTransfer("after-graceful");
     }
 
@@ -72,21 +62,36 @@ class GracefulShutdownIT
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldExitAtOnceOnASecondSigtermAndStillKeepEveryAcknowledgedTransfer() throws Exception
     {
-        try (TallyProcess process = TallyProcess.start(dataDir, "async", logDir.resolve("first.log")))
+        final String log = loadThenSigterm("forced", 2);
+        assertTrue(log.contains("second stop signal"), log);
+        restartAndCheckEveryAcknowledgedTransfer("after-forced");
+    }
+
+    /**
+     * Starts a server, loads it, sends {@code signals} SIGTERMs once enough transfers are acknowledged and
+     * checks the exit status: 0 for a graceful stop, 143 when a second signal cut it short.
+     *
+     * @return the process's output.
+     */
+    private String loadThenSigterm(final String name, final int signals) throws Exception
+    {
+        try (TallyProcess process = TallyProcess.start(dataDir, "async", logDir.resolve(name + ".log")))
         {
             openAccounts(process.client());
-            final List<Thread> load = startLoad(process.client(), "forced");
+            final List<Thread> load = startLoad(process.client(), name);
             awaitAcks(process);
             process.signalTerm();
-            Thread.sleep(20); // the stop is under way: stopping the embedded PostgreSQL alone takes far longer
-            process.signalTerm();
+            if (signals == 2)
+            {
+                Thread.sleep(20); // the stop is under way: stopping the embedded PostgreSQL alone takes far longer
+                process.signalTerm();
+            }
             final int status = process.awaitExit();
             joinLoad(load);
-            assertEquals(143, status, () -> "the second signal halts\n" + process.logTail());
-            assertTrue(process.log().contains("second stop signal"), process::logTail);
+            assertEquals(signals == 1 ? 0 : 143, status, () -> "exit status after " + signals + " SIGTERM\n" + process.logTail());
+            assertTrue(unexpected.isEmpty(), () -> "unexpected replies: " + unexpected);
+            return process.log();
         }
-        assertTrue(unexpected.isEmpty(), () -> "unexpected replies: " + unexpected);
-        restartAndCheckEveryAcknowledgedTransfer("after-forced");
     }
 
     private void restartAndCheckEveryAcknowledgedTransfer(final String name) throws Exception
