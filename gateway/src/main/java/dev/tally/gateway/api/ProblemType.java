@@ -40,6 +40,10 @@ public enum ProblemType
     BODY_TOO_LARGE("body-too-large", "Body too large", 413),
     /** The request line (method, URI, version) exceeds the configured limit. */
     REQUEST_LINE_TOO_LONG("request-line-too-long", "Request line too long", 414),
+    /** The request did not arrive whole within the read timeout (a slow or stalled client); the connection is closed. */
+    REQUEST_TIMEOUT("request-timeout", "Request timeout", 408),
+    /** The tenant sent more requests than its rate limit allows; retry after {@code Retry-After} seconds. */
+    RATE_LIMITED("rate-limited", "Too many requests", 429),
     /** The header block exceeds the configured limit. */
     HEADERS_TOO_LARGE("headers-too-large", "Request headers too large", 431),
     /** A body that is not {@code application/json}. */

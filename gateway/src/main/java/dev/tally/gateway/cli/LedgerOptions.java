@@ -29,10 +29,28 @@ public final class LedgerOptions
         description = "Idempotency key, reference and reversal window in journaled time (default: ${DEFAULT-VALUE}).")
     long keyRetentionMs;
 
-    /** @return the validated ledger configuration. */
+    /**
+     * @return the validated ledger configuration.
+     * @throws IllegalArgumentException naming the flag of the first invalid capacity.
+     */
     public LedgerConfig toConfig()
     {
+        // Named here by flag; LedgerConfig checks the same bounds again (and how the capacities relate).
+        requirePositive("--accounts-max", accountsMax);
+        requirePositive("--sub-balances-max", subBalancesMax);
+        requirePositive("--keys-max", keysMax);
+        requirePositive("--transfers-max", transfersMax);
+        requirePositive("--holds-max", holdsMax);
+        requirePositive("--key-retention-ms", keyRetentionMs);
         return new LedgerConfig(accountsMax, subBalancesMax, keysMax, transfersMax, transfersMax, holdsMax,
             keyRetentionMs, keyRetentionMs, keyRetentionMs, 10_000);
+    }
+
+    private static void requirePositive(final String flag, final long value)
+    {
+        if (value <= 0)
+        {
+            throw new IllegalArgumentException(flag + " must be > 0, was " + value);
+        }
     }
 }

@@ -1,39 +1,70 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.gateway.config.LogFormat;
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.http.TlsContexts;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
-/** {@code tally serve}: starts the server and runs until SIGTERM / Ctrl-C. */
-@CommandLine.Command(name = "serve", mixinStandardHelpOptions = true, description = "Start the Tally server.")
+/**
+ * {@code tally serve}: starts the server and runs until SIGTERM / Ctrl-C. Every setting is a flag, an
+ * environment variable or a config file key (see {@link dev.tally.gateway.config.SettingSources}), and
+ * every one is checked by {@link #toConfig()} before anything is opened: a bad value exits with status 2
+ * and a message naming the flag.
+ */
+@CommandLine.Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Start the Tally server.%nEvery flag can also be set as TALLY_<FLAG> (e.g. TALLY_PORT) or as a key of --config FILE.")
 public final class ServeCommand implements Callable<Integer>
 {
+    /** Exit status when a second stop signal cuts the graceful stop short: 128 + SIGTERM, as if killed by it. */
+    static final int EXIT_FORCED = 143;
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Mixin
+    ConfigFileOption configFile = new ConfigFileOption();
+
+    @CommandLine.Option(names = "--log-format", defaultValue = "text",
+        description = "text, or json: one JSON object per line on stderr (default: ${DEFAULT-VALUE}).")
+    LogFormat logFormat;
+
     @CommandLine.Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @CommandLine.Option(names = "--port", defaultValue = "8080", description = "HTTP port; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--port", defaultValue = "8080", description = "HTTP port, 0..65535; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
     @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder for the journal (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @CommandLine.Option(names = "--api-key", required = true, description = "TENANT:KEY, repeatable. The key is never logged.")
+    @CommandLine.Option(names = "--api-key", split = ",", paramLabel = "TENANT:KEY",
+        description = "A tenant's API key, repeatable (in TALLY_API_KEY or the file: comma-separated). The key is never logged.")
     List<String> apiKeys = new ArrayList<>();
+
+    @CommandLine.Option(names = "--keys-file", paramLabel = "FILE",
+        description = "API keys file of tenant:keyId:sha256hex lines (see `tally keys add`); re-read on SIGHUP.")
+    Path keysFile;
 
     @CommandLine.Option(names = "--durability", defaultValue = "async",
         description = "async: survives a process crash; sync: forced to disk before replies, survives power loss (default: ${DEFAULT-VALUE}).")
-    String durability;
+    Durability durability;
 
     @CommandLine.Option(names = "--db-url", description = "PostgreSQL JDBC URL of the read model (absent: embedded PostgreSQL under the data folder).")
     String dbUrl;
@@ -41,49 +72,179 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--no-read-model", description = "Run without PostgreSQL (no entry history, no outbox): the journal alone.")
     boolean noReadModel;
 
-    @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads, 1..64 (default: ${DEFAULT-VALUE}).")
     int ioThreads;
 
-    @CommandLine.Option(names = "--ring-size", defaultValue = "16384", description = "Input ring slots, a power of two (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--ring-size", defaultValue = "16384",
+        description = "Input ring slots, a power of two >= 2 x the largest batch (default: ${DEFAULT-VALUE}).")
     int ringSize;
 
     @CommandLine.Option(names = "--wait-strategy", defaultValue = "backoff",
         description = "backoff, sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
-    String waitStrategy;
+    WaitStrategyName waitStrategy;
 
-    @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period, 1..60000 (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
-    @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304", description = "Largest request body (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--tls-cert", paramLabel = "PEM",
+        description = "Serve HTTPS with this PEM certificate chain (with --tls-key); absent: plain HTTP.")
+    Path tlsCert;
+
+    @CommandLine.Option(names = "--tls-key", paramLabel = "PEM", description = "The certificate's private key, unencrypted PKCS#8 PEM.")
+    Path tlsKey;
+
+    @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304",
+        description = "Largest request body, >= 1024; larger gets 413 (default: ${DEFAULT-VALUE}).")
     int bodyLimitBytes;
 
-    @CommandLine.Option(names = "--idle-timeout-ms", defaultValue = "60000", description = "Idle connection timeout (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--header-limit-bytes", defaultValue = "16384",
+        description = "Largest request header block, >= 1024; larger gets 431 (default: ${DEFAULT-VALUE}).")
+    int headerLimitBytes;
+
+    @CommandLine.Option(names = "--uri-limit-bytes", defaultValue = "4096",
+        description = "Longest request line (method, URI, version), >= 256; longer gets 414 (default: ${DEFAULT-VALUE}).")
+    int uriLimitBytes;
+
+    @CommandLine.Option(names = "--idle-timeout-ms", defaultValue = "60000",
+        description = "A connection without traffic this long is closed, >= 100 (default: ${DEFAULT-VALUE}).")
     long idleTimeoutMs;
 
-    @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--read-timeout-ms", defaultValue = "30000",
+        description = "A request must arrive whole within this long of its first byte, or 408 and close (slow-loris), >= 100 " +
+            "(default: ${DEFAULT-VALUE}).")
+    long readTimeoutMs;
+
+    @CommandLine.Option(names = "--requests-per-connection-max", defaultValue = "0",
+        description = "Close a connection after this many requests, the last reply saying Connection: close; 0: no limit " +
+            "(default: ${DEFAULT-VALUE}).")
+    int requestsPerConnectionMax;
+
+    @CommandLine.Option(names = "--rate-limit-per-tenant", defaultValue = "0", paramLabel = "N[/s]",
+        description = "Requests per second each tenant may send (burst: one second's worth); more get 429 with Retry-After. " +
+            "0: off (default: ${DEFAULT-VALUE}).")
+    String rateLimitPerTenant;
+
+    @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
     @Override
     public Integer call() throws Exception
     {
-        final LedgerConfig ledger = ledgerOptions.toConfig();
-        final HttpLimits limits = new HttpLimits(bodyLimitBytes, 16 * 1024, 4 * 1024, connectionsMax, idleTimeoutMs);
-        final ServerConfig config = new ServerConfig(host, port, dataDir, Durability.valueOf(durability.toUpperCase(java.util.Locale.ROOT)),
-            ApiKeys.parse(apiKeys), ioThreads, ledger,
-            new LedgerPipeline.PipelineConfig(ringSize, WaitStrategyName.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT)), tickIntervalMs),
-            limits, dbUrl, !noReadModel);
+        final ServerConfig config = toConfig();
+        logFormat.apply();
         final CountDownLatch stopped = new CountDownLatch(1);
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
-            server.close();
-            stopped.countDown();
+            try
+            {
+                server.close();
+            }
+            finally
+            {
+                stopped.countDown();
+            }
         }, "tally-shutdown"));
-        System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability + ")");
+        stopOnSignals();
+        reloadKeysOnSighup(config.apiKeys());
+        System.out.println("tally listening on " + (config.tls() == null ? "http" : "https") + "://" + host + ":" + server.port() +
+            " (durability " + durability.name().toLowerCase(java.util.Locale.ROOT) + ")");
         stopped.await();
         return 0;
+    }
+
+    /**
+     * SIGTERM or SIGINT starts the graceful stop (the shutdown hook: drain, flush, close) and exits 0; a
+     * second one while that runs halts at once with {@link #EXIT_FORCED}, for an operator who cannot wait.
+     * Without this the JVM ignores a second signal during shutdown. The exit runs on its own thread: the
+     * JVM's signal thread must stay free to deliver the second signal.
+     */
+    private static void stopOnSignals()
+    {
+        final AtomicBoolean stopping = new AtomicBoolean();
+        final Runnable onSignal = () ->
+        {
+            if (stopping.compareAndSet(false, true))
+            {
+                LOG.info("stopping: draining the ring and closing (signal again to exit at once)");
+                new Thread(() -> System.exit(0), "tally-stop").start();
+            }
+            else
+            {
+                LOG.warn("second stop signal: exiting without draining; the journal holds every acknowledged command");
+                Runtime.getRuntime().halt(EXIT_FORCED);
+            }
+        };
+        Signals.on("TERM", onSignal);
+        Signals.on("INT", onSignal);
+    }
+
+    /** @return {@code N} of {@code N} or {@code N/s}. */
+    private static int perSecond(final String flag, final String rate)
+    {
+        final String number = rate.endsWith("/s") ? rate.substring(0, rate.length() - 2) : rate;
+        try
+        {
+            return Integer.parseInt(number.strip());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(flag + " must be N or N/s requests per second, was '" + rate + "'", ex);
+        }
+    }
+
+    /**
+     * SIGHUP re-reads the keys file: a deleted line revokes its key at once, without a restart. A file that
+     * no longer parses leaves the current keys in force. Counts are logged, never keys or hashes.
+     */
+    private static void reloadKeysOnSighup(final ApiKeys keys)
+    {
+        if (keys.keysFile() == null)
+        {
+            return;
+        }
+        Signals.on("HUP", () ->
+        {
+            try
+            {
+                LOG.info("SIGHUP: {} keys in {} (now {} in force)", keys.reload(), keys.keysFile(), keys.size());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                LOG.error("SIGHUP: keys file not reloaded, the previous keys stay in force: {}", ex.getMessage());
+            }
+        });
+    }
+
+    /**
+     * Builds the server configuration, checking every setting.
+     *
+     * @throws CommandLine.ParameterException on any invalid setting (picocli exits with status 2), with a
+     *                                        message naming it and never echoing an API key.
+     */
+    ServerConfig toConfig()
+    {
+        try
+        {
+            final LedgerConfig ledger = ledgerOptions.toConfig();
+            final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs,
+                readTimeoutMs, requestsPerConnectionMax, perSecond("--rate-limit-per-tenant", rateLimitPerTenant));
+            final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);
+            pipeline.validate();
+            if ((tlsCert == null) != (tlsKey == null))
+            {
+                throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+            }
+            final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
+            return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,
+                !noReadModel, tls);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: " + ex.getMessage(), ex);
+        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.gateway.config.SettingSources;
+import java.io.PrintWriter;
+import java.util.Map;
 import picocli.CommandLine;
 
 /**
@@ -11,9 +14,12 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     version = "tally 0.1.0",
     description = "A single-writer payment ledger.",
-    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, DemoCommand.class})
+    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, KeysCommand.class, DemoCommand.class})
 public final class TallyMain implements Runnable
 {
+    /** Picocli's exit status for invalid input (a bad flag, environment variable or config file). */
+    public static final int EXIT_USAGE = 2;
+
     static
     {
         System.setProperty("chronicle.analytics.disable", "true");
@@ -24,12 +30,41 @@ public final class TallyMain implements Runnable
 
     public static void main(final String[] args)
     {
-        System.exit(new CommandLine(new TallyMain()).execute(args));
+        System.exit(execute(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Parses and runs a command with settings from {@code args}, then {@code env}, then the config file.
+     *
+     * @return the exit status: 0 done, 1 a failure, 2 an invalid setting.
+     */
+    static int execute(final String[] args, final Map<String, String> env, final PrintWriter out, final PrintWriter err)
+    {
+        final CommandLine commandLine = commandLine();
+        commandLine.setOut(out).setErr(err);
+        try
+        {
+            final SettingSources sources = SettingSources.from(args, env);
+            sources.checkFileKeys(commandLine);
+            commandLine.setDefaultValueProvider(sources);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println(ex.getMessage());
+            return EXIT_USAGE;
+        }
+        return commandLine.execute(args);
+    }
+
+    /** @return the command tree, without settings sources (tests add their own). */
+    static CommandLine commandLine()
+    {
+        return new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     @Override
     public void run()
     {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -33,6 +33,9 @@ public final class VerifyCommand implements Callable<Integer>
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
+    @CommandLine.Mixin
+    ConfigFileOption configFile = new ConfigFileOption();
+
     @Override
     public Integer call() throws InterruptedException
     {

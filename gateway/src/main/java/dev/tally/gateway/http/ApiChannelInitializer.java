@@ -5,23 +5,29 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Per connection: connection limit, idle timeout, HTTP/1.1 codec with header and line limits, an
- * aggregator with the body limit (413 as problem+json), then the API handler.
+ * Per connection: connection limit, TLS when configured, read timeout from a request's first byte to its last (slow-loris),
+ * idle timeout, HTTP/1.1 codec with header and line limits, an aggregator with the body limit (413 as
+ * problem+json), the requests-per-connection limit, then the API handler.
  */
 final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
 {
     private final HttpLimits limits;
+    private final SslContext tls;
     private final ConnectionLimiter connectionLimiter;
     private final Supplier<ApiHandler> handlers;
 
-    ApiChannelInitializer(final HttpLimits limits, final ConnectionLimiter connectionLimiter, final Supplier<ApiHandler> handlers)
+    /** @param tls the TLS context, or null for plain HTTP. */
+    ApiChannelInitializer(
+        final HttpLimits limits, final SslContext tls, final ConnectionLimiter connectionLimiter, final Supplier<ApiHandler> handlers)
     {
         this.limits = limits;
+        this.tls = tls;
         this.connectionLimiter = connectionLimiter;
         this.handlers = handlers;
     }
@@ -31,12 +37,24 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
     {
         final ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("connections", connectionLimiter);
+        if (tls != null)
+        {
+            // first, so that everything after it (the read timeout too) sees plain bytes
+            pipeline.addLast("tls", tls.newHandler(channel.alloc()));
+        }
+        final RequestReadTimeout readTimeout = new RequestReadTimeout(limits.readTimeoutMs());
+        pipeline.addLast("read-timeout", readTimeout.start());
         pipeline.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
         pipeline.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
             .setMaxInitialLineLength(limits.initialLineMaxBytes())
             .setMaxHeaderSize(limits.headerLengthMaxBytes())
             .setMaxChunkSize(64 * 1024)));
         pipeline.addLast("aggregator", new ProblemAggregator(limits.bodyLengthMaxBytes()));
+        pipeline.addLast("request-read", readTimeout.end());
+        if (limits.requestsPerConnectionMax() > 0)
+        {
+            pipeline.addLast("requests-per-connection", new RequestsPerConnection(limits.requestsPerConnectionMax()));
+        }
         pipeline.addLast("api", handlers.get());
     }
 }

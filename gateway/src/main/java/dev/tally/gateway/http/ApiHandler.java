@@ -44,6 +44,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         "Send Authorization: Bearer <api key>.");
     private static final Problem WRITER_LAGGING = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The PostgreSQL writer is behind its lag bound; retry shortly.");
+    private static final Problem RATE_LIMITED = new Problem(ProblemType.RATE_LIMITED,
+        "This tenant is over its request rate; retry after Retry-After seconds.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
 
@@ -55,6 +57,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private final TallyMetrics metrics;
     private final ReadModel readModel;
     private final ReadModelQueries queries;
+    private final RateLimiter rateLimiter;
     /** The request being handled (the handler is per connection and runs on one I/O thread). */
     private int routeIndex;
     private long receivedNs;
@@ -67,6 +70,19 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
         final ReadModel readModel, final ReadModelQueries queries)
     {
+        this(apiKeys, ring, health, metrics, readModel, queries, RateLimiter.OFF);
+    }
+
+    /**
+     * @param readModel   the PostgreSQL read model, or null when the server runs without one.
+     * @param queries     history reads from it, or null likewise.
+     * @param rateLimiter the per-tenant rate limit, shared by every connection ({@link RateLimiter#OFF}: none).
+     */
+    public ApiHandler(
+        final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
+        final ReadModel readModel, final ReadModelQueries queries, final RateLimiter rateLimiter)
+    {
+        this.rateLimiter = rateLimiter;
         this.apiKeys = apiKeys;
         this.ring = ring;
         this.health = health;
@@ -127,6 +143,14 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         if (tenant == null)
         {
             problem(ctx, scratch, UNAUTHORIZED, keepAlive);
+            return;
+        }
+        final int retryAfterSeconds = rateLimiter.acquire(tenant, receivedNs);
+        if (retryAfterSeconds > 0)
+        {
+            final ByteBuf body = ctx.alloc().buffer(256);
+            final RenderedResponse rendered = scratch.renderer.renderProblem(RATE_LIMITED, body);
+            immediate(ctx, rendered.status(), rendered.contentType(), body, keepAlive, retryAfterSeconds, null);
             return;
         }
         if (!health.isReady())

@@ -1,20 +1,33 @@
 package dev.tally.gateway.http;
 
 import dev.tally.gateway.api.TenantId;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * API keys and the tenants they belong to. Only SHA-256 hashes of the keys are kept; a presented key
- * is hashed and compared with every known hash in constant time (no early exit, no map lookup), so
- * timing reveals neither which key nor how much of it matched. Keys are never logged.
+ * API keys and the tenants they belong to, from {@code --api-key TENANT:KEY} and from a {@link KeysFile}.
+ * Only SHA-256 hashes of the keys are kept; a presented key is hashed and compared with every known hash
+ * in constant time (no early exit, no map lookup), so timing reveals neither which key nor how much of it
+ * matched. Keys are never logged.
+ *
+ * <p>The keys file can be re-read while serving ({@link #reload()}, on SIGHUP): the new set replaces the
+ * old one in a single volatile write, so an I/O thread sees either set whole, never half of one.
  */
 public final class ApiKeys
 {
-    private final List<Entry> entries = new ArrayList<>();
+    private final List<Entry> fromFlags = new ArrayList<>();
+    private final Path keysFile;
+    private volatile Entry[] entries = new Entry[0];
+
+    private ApiKeys(final Path keysFile)
+    {
+        this.keysFile = keysFile;
+    }
 
     /**
      * @param specs {@code TENANT:KEY} pairs, as given to {@code --api-key}.
@@ -22,7 +35,17 @@ public final class ApiKeys
      */
     public static ApiKeys parse(final List<String> specs)
     {
-        final ApiKeys keys = new ApiKeys();
+        return load(specs, null);
+    }
+
+    /**
+     * @param specs    {@code TENANT:KEY} pairs, as given to {@code --api-key}.
+     * @param keysFile a keys file of hashes, or null.
+     * @throws IllegalArgumentException on a malformed pair or file (the message never contains a key).
+     */
+    public static ApiKeys load(final List<String> specs, final Path keysFile)
+    {
+        final ApiKeys keys = new ApiKeys(keysFile);
         for (final String spec : specs)
         {
             final int colon = spec.indexOf(':');
@@ -36,21 +59,59 @@ public final class ApiKeys
             {
                 throw new IllegalArgumentException("--api-key for tenant '" + tenant + "': key must be at least 8 characters");
             }
-            keys.add(tenant, key);
+            keys.fromFlags.add(new Entry(tenant, sha256(key)));
         }
+        keys.reload();
         return keys;
     }
 
     /** Adds a key for a tenant. */
-    public void add(final String tenantName, final String key)
+    public synchronized void add(final String tenantName, final String key)
     {
-        entries.add(new Entry(tenantName, TenantId.of(tenantName), sha256(key)));
+        fromFlags.add(new Entry(tenantName, sha256(key)));
+        reload();
+    }
+
+    /**
+     * Re-reads the keys file (when there is one): keys added to it start working, keys removed from it
+     * stop. On any error the current keys stay in force.
+     *
+     * @return how many keys the file holds now.
+     * @throws IllegalArgumentException when the file cannot be read or does not parse.
+     */
+    public synchronized int reload()
+    {
+        final List<Entry> next = new ArrayList<>(fromFlags);
+        int fromFile = 0;
+        if (keysFile != null)
+        {
+            try
+            {
+                for (final KeysFile.Line line : KeysFile.read(keysFile))
+                {
+                    next.add(new Entry(line.tenant(), line.keyHash()));
+                    fromFile++;
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalArgumentException("cannot read keys file " + keysFile + ": " + ex, ex);
+            }
+        }
+        entries = next.toArray(new Entry[0]);
+        return fromFile;
+    }
+
+    /** @return the keys file, or null. */
+    public Path keysFile()
+    {
+        return keysFile;
     }
 
     /** @return how many keys are configured. */
     public int size()
     {
-        return entries.size();
+        return entries.length;
     }
 
     /**
@@ -76,7 +137,7 @@ public final class ApiKeys
         return match;
     }
 
-    private static byte[] sha256(final String key)
+    static byte[] sha256(final String key)
     {
         try
         {
@@ -98,9 +159,9 @@ public final class ApiKeys
         final Tenant tenant;
         final byte[] keyHash;
 
-        Entry(final String name, final long id, final byte[] keyHash)
+        Entry(final String name, final byte[] keyHash)
         {
-            this.tenant = new Tenant(name, id);
+            this.tenant = new Tenant(name, TenantId.of(name));
             this.keyHash = keyHash;
         }
     }

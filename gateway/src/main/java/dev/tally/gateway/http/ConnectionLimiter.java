@@ -3,14 +3,22 @@ package dev.tally.gateway.http;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Closes connections beyond the configured maximum as soon as they are accepted. Shared by all channels. */
+/**
+ * Closes connections beyond the configured maximum as soon as they are accepted, and keeps the open ones in
+ * a group so that a graceful stop can reach every connection. Shared by all channels.
+ */
 @ChannelHandler.Sharable
 final class ConnectionLimiter extends ChannelInboundHandlerAdapter
 {
     private final int connectionsMax;
     private final AtomicInteger open = new AtomicInteger();
+    /** Open connections; a closed channel leaves the group by itself. */
+    private final ChannelGroup connections = new DefaultChannelGroup("tally-connections", GlobalEventExecutor.INSTANCE);
 
     ConnectionLimiter(final int connectionsMax)
     {
@@ -25,6 +33,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
             ctx.close();
             return;
         }
+        connections.add(ctx.channel());
         super.channelActive(ctx);
     }
 
@@ -33,6 +42,12 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     {
         open.decrementAndGet();
         super.channelInactive(ctx);
+    }
+
+    /** @return the open connections. */
+    ChannelGroup connections()
+    {
+        return connections;
     }
 
     /** @return connections open now. */

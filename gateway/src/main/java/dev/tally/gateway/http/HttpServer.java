@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.function.Supplier;
 
@@ -16,9 +17,13 @@ import java.util.function.Supplier;
  */
 public final class HttpServer implements AutoCloseable
 {
+    /** How long a stop waits for connections to stop reading, then to close. */
+    private static final long CLOSE_WAIT_MAX_MS = 2_000;
+
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel serverChannel;
+    private final ConnectionLimiter connectionLimiter;
 
     /**
      * Binds and starts serving.
@@ -33,16 +38,30 @@ public final class HttpServer implements AutoCloseable
         final String host, final int port, final int ioThreads, final HttpLimits limits, final Supplier<ApiHandler> handlers)
         throws InterruptedException
     {
+        this(host, port, ioThreads, limits, null, handlers);
+    }
+
+    /**
+     * Binds and starts serving, over TLS when {@code tls} is given.
+     *
+     * @param tls      the server's TLS context, or null for plain HTTP.
+     * @param handlers creates the per-connection API handler.
+     */
+    public HttpServer(
+        final String host, final int port, final int ioThreads, final HttpLimits limits, final SslContext tls,
+        final Supplier<ApiHandler> handlers)
+        throws InterruptedException
+    {
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
-        final ConnectionLimiter connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
+        connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
         serverChannel = new ServerBootstrap()
             .group(boss, workers)
             .channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(new ApiChannelInitializer(limits, connectionLimiter, handlers))
+            .childHandler(new ApiChannelInitializer(limits, tls, connectionLimiter, handlers))
             .bind(new InetSocketAddress(host, port))
             .sync()
             .channel();
@@ -54,11 +73,31 @@ public final class HttpServer implements AutoCloseable
         return ((InetSocketAddress)serverChannel.localAddress()).getPort();
     }
 
-    /** Stops accepting, closes connections, stops the threads. */
+    /**
+     * First step of a graceful stop: no new connection, and no new request read from an open one. Each
+     * connection stops reading on its own event loop, and this waits for that, so once it returns no I/O
+     * thread publishes into the ring again; what was published before is still answered, on connections
+     * that stay open until {@link #close()}.
+     */
+    public void stopAccepting()
+    {
+        serverChannel.close().syncUninterruptibly();
+        for (final Channel connection : connectionLimiter.connections())
+        {
+            connection.eventLoop().submit(() -> connection.config().setAutoRead(false)).awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
+        }
+    }
+
+    /**
+     * Stops accepting (if not yet), closes every connection after the replies already handed to it, then
+     * stops the threads. A close is queued behind the responder's writes on each connection's event loop,
+     * so a reply written before is flushed before its connection closes.
+     */
     @Override
     public void close()
     {
-        serverChannel.close().syncUninterruptibly();
+        stopAccepting();
+        connectionLimiter.connections().close().awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
         boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }

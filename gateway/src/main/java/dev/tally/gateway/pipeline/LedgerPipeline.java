@@ -104,20 +104,21 @@ public final class LedgerPipeline implements AutoCloseable
             return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.BACKOFF, 1_000);
         }
 
-        void validate()
+        /** Checks the sizes and timings once, before anything starts; messages name the flags. */
+        public void validate()
         {
             if (Integer.bitCount(ringSize) != 1)
             {
-                throw new IllegalArgumentException("ring size must be a power of two, was " + ringSize);
+                throw new IllegalArgumentException("--ring-size must be a power of two, was " + ringSize);
             }
             if (ringSize < 2 * LedgerLimits.BATCH_OPERATIONS_MAX)
             {
                 throw new IllegalArgumentException(
-                    "ring size " + ringSize + " must be at least twice the largest batch (" + LedgerLimits.BATCH_OPERATIONS_MAX + ")");
+                    "--ring-size " + ringSize + " must be at least twice the largest batch (" + LedgerLimits.BATCH_OPERATIONS_MAX + ")");
             }
             if (tickIntervalMs < 1 || tickIntervalMs > 60_000)
             {
-                throw new IllegalArgumentException("tick interval must be 1..60000 ms, was " + tickIntervalMs);
+                throw new IllegalArgumentException("--tick-interval-ms must be 1..60000 ms, was " + tickIntervalMs);
             }
         }
     }

@@ -5,6 +5,7 @@ import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
 
 /**
@@ -22,6 +23,7 @@ import java.nio.file.Path;
  * @param dbUrl      JDBC URL of the PostgreSQL read model; null starts an embedded PostgreSQL under
  *                   {@code dataDir/pg}.
  * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
+ * @param tls        the TLS context of the HTTP port, or null for plain HTTP.
  */
 public record ServerConfig(
     String host,
@@ -34,22 +36,32 @@ public record ServerConfig(
     LedgerPipeline.PipelineConfig pipeline,
     HttpLimits http,
     String dbUrl,
-    boolean persistence)
+    boolean persistence,
+    SslContext tls)
 {
     public ServerConfig
     {
         if (port < 0 || port > 65_535)
         {
-            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+            throw new IllegalArgumentException("--port must be 0..65535, was " + port);
         }
         if (apiKeys.size() == 0)
         {
-            throw new IllegalArgumentException("at least one --api-key TENANT:KEY is required");
+            throw new IllegalArgumentException("at least one key is required: --api-key TENANT:KEY or a --keys-file holding one");
         }
         if (ioThreads < 1 || ioThreads > 64)
         {
-            throw new IllegalArgumentException("io threads must be 1..64, was " + ioThreads);
+            throw new IllegalArgumentException("--io-threads must be 1..64, was " + ioThreads);
         }
+    }
+
+    /** Plain HTTP. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
+        final boolean persistence)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, null);
     }
 
     /** Without PostgreSQL: the pipeline and journal alone. */

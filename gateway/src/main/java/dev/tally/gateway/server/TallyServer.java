@@ -2,6 +2,7 @@ package dev.tally.gateway.server;
 
 import dev.tally.gateway.http.ApiHandler;
 import dev.tally.gateway.http.HttpServer;
+import dev.tally.gateway.http.RateLimiter;
 import dev.tally.gateway.http.ReadModelQueries;
 import dev.tally.gateway.http.Responder;
 import dev.tally.gateway.metrics.TallyMetrics;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *   <li>start the pipeline (journaler → business thread → responder);</li>
  *   <li>mark ready, then open the HTTP port.</li>
  * </ol>
- * Closing runs the steps backwards: stop accepting, drain the ring, close the journal.
+ * Closing runs the steps backwards: stop reading requests, drain the ring (every published request is
+ * answered), close the connections, let the PostgreSQL writer catch up, close the journal.
  */
 public final class TallyServer implements AutoCloseable
 {
@@ -77,9 +79,11 @@ public final class TallyServer implements AutoCloseable
 
         // 5. Ready, then open the door.
         health.markReplayed();
-        http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries));
-        LOG.info("tally serving on {}:{} (durability {}, data {})", config.host(), http.port(), config.durability(),
+        final RateLimiter rateLimiter = RateLimiter.of(config.http());
+        http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
+            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
+        LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
+            config.durability(),
             config.dataDir().toAbsolutePath());
     }
 
@@ -112,11 +116,18 @@ public final class TallyServer implements AutoCloseable
         return health;
     }
 
+    /**
+     * Stops gracefully: no new request is read, every request already in the ring is journaled, applied and
+     * answered, the replies are flushed, then the PostgreSQL writer catches up (bounded), the database and
+     * the journal close.
+     */
     @Override
     public void close()
     {
-        http.close();
+        final long startNs = System.nanoTime();
+        http.stopAccepting();
         pipeline.close();
+        http.close();
         if (queries != null)
         {
             queries.close();
@@ -126,6 +137,6 @@ public final class TallyServer implements AutoCloseable
             readModel.close(ledger.lastJournalIndex());
         }
         journal.close();
-        LOG.info("tally stopped at journal index {}", journal.lastIndex());
+        LOG.info("tally stopped at journal index {} in {} ms", journal.lastIndex(), (System.nanoTime() - startNs) / 1_000_000);
     }
 }

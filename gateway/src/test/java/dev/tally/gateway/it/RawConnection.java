@@ -66,6 +66,19 @@ final class RawConnection implements AutoCloseable
         return new RawResponse(status, headers, new String(body, StandardCharsets.UTF_8));
     }
 
+    /** @return true when the server closed the connection: the next read finds end of stream (within the read timeout). */
+    boolean closedByServer() throws IOException
+    {
+        try
+        {
+            return in.read() < 0;
+        }
+        catch (final java.net.SocketException ex)
+        {
+            return true; // reset by the peer: closed too
+        }
+    }
+
     private String readHead() throws IOException
     {
         final ByteArrayOutputStream head = new ByteArrayOutputStream();

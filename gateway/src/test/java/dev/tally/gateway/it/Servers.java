@@ -41,6 +41,13 @@ final class Servers
         return new ServerConfig("127.0.0.1", 0, dataDir, durability, apiKeys(), IO_THREADS, LedgerConfig.small(), pipeline, limits);
     }
 
+    /** The default configuration with other API keys. */
+    static ServerConfig config(final Path dataDir, final ApiKeys keys)
+    {
+        return new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, keys, IO_THREADS, LedgerConfig.small(),
+            LedgerPipeline.PipelineConfig.defaults(), HttpLimits.defaults());
+    }
+
     /** A pipeline whose first tick comes after a minute: the journal then holds exactly what the test sent. */
     static LedgerPipeline.PipelineConfig withoutTicks()
     {

@@ -152,6 +152,29 @@ final class TallyProcess implements AutoCloseable
         }
     }
 
+    /** SIGTERM without waiting (a second call sends a second SIGTERM). */
+    void signalTerm()
+    {
+        process.destroy();
+    }
+
+    /** Waits for the process to exit; @return its exit status. */
+    int awaitExit() throws InterruptedException
+    {
+        if (!process.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+        {
+            kill();
+            throw new AssertionError("process did not exit within " + EXIT_TIMEOUT_MS + " ms\n" + logTail());
+        }
+        return process.exitValue();
+    }
+
+    /** @return everything the process wrote so far. */
+    String log()
+    {
+        return read(log);
+    }
+
     /** Kills the process if it is still running (a test that failed half-way must not leak it). */
     @Override
     public void close()

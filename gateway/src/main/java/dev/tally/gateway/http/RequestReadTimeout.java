@@ -1,0 +1,116 @@
+package dev.tally.gateway.http;
+
+import dev.tally.gateway.api.Problem;
+import dev.tally.gateway.api.ProblemType;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpRequest;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Cuts off a client that takes longer than {@code readTimeoutMs} to send one request, counted from the
+ * request's first byte to its last: the defence against slow-loris, which the idle timeout cannot give
+ * (every dribbled byte resets it). The offender gets 408 {@code request-timeout} and its connection is
+ * closed; other connections are not affected, and no I/O thread ever waits for it.
+ *
+ * <p>Two handlers share this state: {@link #start()} sits before the HTTP codec and notes when bytes of a
+ * new request arrive; {@link #end()} sits after the aggregator and notes that the request is whole. There is
+ * no timer per request: one check is scheduled when a request starts and no check is pending, and it
+ * re-arms itself only while requests keep arriving, so a busy keep-alive connection costs one scheduled
+ * task per timeout period, not one per request. Both handlers run on the channel's event loop.
+ */
+final class RequestReadTimeout
+{
+    private static final Problem TIMED_OUT = new Problem(ProblemType.REQUEST_TIMEOUT,
+        "The request did not arrive whole within the read timeout.");
+
+    private final long readTimeoutNs;
+    private final Start start = new Start();
+    private final End end = new End();
+    /** {@link System#nanoTime()} of the first byte of the request being read, or 0 between requests. */
+    private long requestStartNs;
+    private boolean checkPending;
+    private ChannelHandlerContext context;
+
+    RequestReadTimeout(final long readTimeoutMs)
+    {
+        this.readTimeoutNs = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+    }
+
+    /** @return the handler to place before the HTTP codec (after TLS, which it must see decrypted). */
+    ChannelInboundHandlerAdapter start()
+    {
+        return start;
+    }
+
+    /** @return the handler to place after the aggregator. */
+    ChannelInboundHandlerAdapter end()
+    {
+        return end;
+    }
+
+    private void onBytes(final ChannelHandlerContext ctx)
+    {
+        if (requestStartNs != 0)
+        {
+            return;
+        }
+        requestStartNs = System.nanoTime();
+        if (!checkPending)
+        {
+            context = ctx;
+            schedule(readTimeoutNs);
+        }
+    }
+
+    private void schedule(final long delayNs)
+    {
+        checkPending = true;
+        context.executor().schedule(this::check, delayNs, TimeUnit.NANOSECONDS);
+    }
+
+    private void check()
+    {
+        checkPending = false;
+        if (requestStartNs == 0 || !context.channel().isActive())
+        {
+            return;
+        }
+        final long remainingNs = requestStartNs + readTimeoutNs - System.nanoTime();
+        if (remainingNs > 0)
+        {
+            schedule(remainingNs);
+            return;
+        }
+        requestStartNs = 0;
+        final ByteBuf body = context.alloc().buffer(256);
+        HttpReplies.write(context.channel(), IoThreadScratch.get().renderer.renderProblem(TIMED_OUT, body), body, false);
+    }
+
+    private final class Start extends ChannelInboundHandlerAdapter
+    {
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object message) throws Exception
+        {
+            if (message instanceof ByteBuf && ((ByteBuf)message).isReadable())
+            {
+                onBytes(ctx);
+            }
+            super.channelRead(ctx, message);
+        }
+    }
+
+    private final class End extends ChannelInboundHandlerAdapter
+    {
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object message) throws Exception
+        {
+            if (message instanceof FullHttpRequest)
+            {
+                requestStartNs = 0;
+            }
+            super.channelRead(ctx, message);
+        }
+    }
+}

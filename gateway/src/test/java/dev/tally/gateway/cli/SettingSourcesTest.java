@@ -1,0 +1,234 @@
+package dev.tally.gateway.cli;
+
+import dev.tally.gateway.config.SettingSources;
+import dev.tally.gateway.server.ServerConfig;
+import dev.tally.journal.Durability;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Where {@code tally serve} takes its settings from: flags, then TALLY_* variables, then the config file, then defaults. */
+class SettingSourcesTest
+{
+    private static final String KEY = "t:tenant-key-1";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldUseTheDefaultsWhenNoSourceSetsAValue()
+    {
+        final ServeCommand serve = parse(Map.of(), "serve", "--api-key", KEY);
+        assertEquals(8080, serve.port);
+        assertEquals(Path.of("data"), serve.dataDir);
+        assertEquals(Durability.ASYNC, serve.durability);
+    }
+
+    @Test
+    void shouldTakeTheFileOverTheDefaultTheEnvironmentOverTheFileAndTheFlagOverAll() throws IOException
+    {
+        final Path file = write("port=7001\ndata-dir=/from/file\ndurability=sync\nconnections-max=77\n");
+        final Map<String, String> env = Map.of("TALLY_PORT", "7002", "TALLY_DATA_DIR", "/from/env");
+
+        final ServeCommand fromFile = parse(Map.of(), "serve", "--config", file.toString(), "--api-key", KEY);
+        assertEquals(7001, fromFile.port);
+        assertEquals(Path.of("/from/file"), fromFile.dataDir);
+
+        final ServeCommand fromEnv = parse(env, "serve", "--config=" + file, "--api-key", KEY);
+        assertEquals(7002, fromEnv.port, "environment over file");
+        assertEquals(Path.of("/from/env"), fromEnv.dataDir);
+        assertEquals(Durability.SYNC, fromEnv.durability, "the file still sets what the environment does not");
+        assertEquals(77, fromEnv.connectionsMax);
+
+        final ServeCommand fromFlag = parse(env, "serve", "--config", file.toString(), "--api-key", KEY, "--port", "7003");
+        assertEquals(7003, fromFlag.port, "flag over environment");
+    }
+
+    @Test
+    void shouldFindTheConfigFileThroughTallyConfig() throws IOException
+    {
+        final Path file = write("port=7004\n");
+        assertEquals(7004, parse(Map.of("TALLY_CONFIG", file.toString()), "serve", "--api-key", KEY).port);
+    }
+
+    @Test
+    void shouldSplitSeveralApiKeysFromTheEnvironmentOnCommas()
+    {
+        final ServeCommand serve = parse(Map.of("TALLY_API_KEY", "t:tenant-key-1,u:tenant-key-2"), "serve");
+        assertEquals(List.of("t:tenant-key-1", "u:tenant-key-2"), serve.apiKeys);
+        assertEquals(2, serve.toConfig().apiKeys().size());
+    }
+
+    @Test
+    void shouldTakeTheRateLimitAsNOrNPerSecond()
+    {
+        assertEquals(50, parse(Map.of(), "serve", "--api-key", KEY, "--rate-limit-per-tenant", "50/s").toConfig().http()
+            .rateLimitPerTenantPerSecond());
+        assertEquals(7, parse(Map.of("TALLY_RATE_LIMIT_PER_TENANT", "7"), "serve", "--api-key", KEY).toConfig().http()
+            .rateLimitPerTenantPerSecond());
+    }
+
+    @Test
+    void shouldMapLongFlagsToEnvironmentNames()
+    {
+        assertEquals("TALLY_DATA_DIR", SettingSources.envName("--data-dir"));
+        assertEquals("TALLY_NO_READ_MODEL", SettingSources.envName("--no-read-model"));
+    }
+
+    @Test
+    void shouldExitWithStatus2NamingAnUnknownConfigKey() throws IOException
+    {
+        final Path file = write("prot=8080\n");
+        final Run run = run(Map.of(), "serve", "--config", file.toString(), "--api-key", KEY);
+        assertEquals(2, run.status);
+        assertTrue(run.err.contains("unknown setting 'prot'"), run.err);
+    }
+
+    @Test
+    void shouldExitWithStatus2WhenTheConfigFileIsMissing()
+    {
+        final Run run = run(Map.of(), "serve", "--config", dir.resolve("absent.properties").toString(), "--api-key", KEY);
+        assertEquals(2, run.status);
+        assertTrue(run.err.contains("cannot read config file"), run.err);
+    }
+
+    @Test
+    void shouldExitWithStatus2NamingEachInvalidLimitBeforeOpeningAnything()
+    {
+        final String[][] invalid = {
+            {"--port", "70000", "--port must be 0..65535"},
+            {"--io-threads", "0", "--io-threads must be 1..64"},
+            {"--ring-size", "1000", "--ring-size must be a power of two"},
+            {"--tick-interval-ms", "0", "--tick-interval-ms must be"},
+            {"--body-limit-bytes", "10", "--body-limit-bytes"},
+            {"--header-limit-bytes", "10", "--header-limit-bytes"},
+            {"--uri-limit-bytes", "10", "--uri-limit-bytes"},
+            {"--idle-timeout-ms", "5", "--idle-timeout-ms"},
+            {"--connections-max", "0", "--connections-max"},
+            {"--accounts-max", "0", "--accounts-max must be > 0"},
+            {"--key-retention-ms", "-1", "--key-retention-ms must be > 0"},
+            {"--durability", "maybe", "--durability"},
+            {"--read-timeout-ms", "10", "--read-timeout-ms"},
+            {"--requests-per-connection-max", "-1", "--requests-per-connection-max"},
+            {"--rate-limit-per-tenant", "ten/s", "--rate-limit-per-tenant must be N or N/s"},
+            {"--rate-limit-per-tenant", "-5/s", "--rate-limit-per-tenant must be 0"},
+            {"--tls-cert", "/absent/cert.pem", "--tls-cert and --tls-key go together"},
+        };
+        for (final String[] setting : invalid)
+        {
+            final Path dataDir = dir.resolve("data-" + setting[0].substring(2));
+            final Run run = run(Map.of(), "serve", "--api-key", KEY, "--data-dir", dataDir.toString(), setting[0], setting[1]);
+            assertEquals(2, run.status, () -> setting[0] + ": " + run.err);
+            assertTrue(run.err.contains(setting[2]), () -> setting[0] + " message: " + run.err);
+            assertFalse(Files.exists(dataDir), setting[0] + ": nothing is created before the settings are valid");
+        }
+    }
+
+    @Test
+    void shouldExitWithStatus2WithoutAnyApiKeyAndNeverEchoAKey()
+    {
+        final Run none = run(Map.of(), "serve", "--data-dir", dir.resolve("d").toString());
+        assertEquals(2, none.status);
+        assertTrue(none.err.contains("--api-key"), none.err);
+
+        final Run shortKey = run(Map.of(), "serve", "--api-key", "t:secret7", "--data-dir", dir.resolve("d").toString());
+        assertEquals(2, shortKey.status);
+        assertFalse(shortKey.err.contains("secret7"), shortKey.err);
+    }
+
+    /** docs/CONFIG.md and {@code tally serve --help} list the same flags. */
+    @Test
+    void shouldDocumentEveryServeFlagInConfigMd() throws IOException
+    {
+        final CommandLine serve = TallyMain.commandLine().getSubcommands().get("serve");
+        final TreeSet<String> flags = new TreeSet<>();
+        for (final CommandLine.Model.OptionSpec option : serve.getCommandSpec().options())
+        {
+            if (!option.usageHelp() && !option.versionHelp())
+            {
+                flags.add(option.longestName());
+            }
+        }
+        final String help = serve.getUsageMessage();
+        final TreeSet<String> documented = new TreeSet<>();
+        final Matcher row = Pattern.compile("(?m)^\\| `(--[a-z-]+)").matcher(Files.readString(locate("docs/CONFIG.md")));
+        while (row.find())
+        {
+            documented.add(row.group(1));
+        }
+        for (final String flag : flags)
+        {
+            assertTrue(help.contains(flag), flag + " missing from serve --help");
+        }
+        assertEquals(flags, documented, "flags of `tally serve` vs the table rows of docs/CONFIG.md");
+    }
+
+    private Path write(final String properties) throws IOException
+    {
+        final Path file = Files.createTempFile(dir, "tally", ".properties");
+        Files.writeString(file, properties);
+        return file;
+    }
+
+    private static ServeCommand parse(final Map<String, String> env, final String... args)
+    {
+        final CommandLine root = TallyMain.commandLine();
+        final SettingSources sources = SettingSources.from(args, env);
+        sources.checkFileKeys(root);
+        root.setDefaultValueProvider(sources);
+        root.parseArgs(args);
+        return root.getSubcommands().get("serve").getCommand();
+    }
+
+    private record Run(int status, String out, String err)
+    {
+    }
+
+    private static Run run(final Map<String, String> env, final String... args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int status = TallyMain.execute(args, env, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(status, out.toString(), err.toString());
+    }
+
+    /** Finds a file of the reactor root from the module directory or any parent. */
+    static Path locate(final String relative)
+    {
+        final List<Path> starts = new ArrayList<>();
+        for (final String property : new String[] {"maven.multiModuleProjectDirectory", "basedir", "user.dir"})
+        {
+            final String value = System.getProperty(property);
+            if (value != null)
+            {
+                starts.add(Path.of(value).toAbsolutePath());
+            }
+        }
+        for (final Path start : starts)
+        {
+            for (Path directory = start; directory != null; directory = directory.getParent())
+            {
+                if (Files.isRegularFile(directory.resolve(relative)))
+                {
+                    return directory.resolve(relative);
+                }
+            }
+        }
+        throw new AssertionError(relative + " not found from " + starts);
+    }
+}

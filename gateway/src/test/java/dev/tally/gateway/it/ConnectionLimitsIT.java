@@ -1,0 +1,175 @@
+package dev.tally.gateway.it;
+
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.pipeline.LedgerPipeline;
+import dev.tally.gateway.server.TallyServer;
+import dev.tally.journal.Durability;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The per-connection limits over raw loopback sockets: read timeout (slow-loris) and requests per connection. */
+class ConnectionLimitsIT
+{
+    private static final long READ_TIMEOUT_MS = 500;
+    /** Far beyond the read timeout: whatever closes the slow client, it is not the idle timer. */
+    private static final long IDLE_TIMEOUT_MS = 60_000;
+    private static final long DRIBBLE_INTERVAL_MS = 50;
+    private static final int REQUESTS_MAX = 3;
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void shouldCutOffAClientDribblingARequestWhileServingOthers() throws Exception
+    {
+        final HttpLimits limits = new HttpLimits(4 * 1024 * 1024, 16 * 1024, 4 * 1024, 100, IDLE_TIMEOUT_MS)
+            .withConnectionLimits(READ_TIMEOUT_MS, 0);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults()));
+             Socket slow = new Socket())
+        {
+            slow.connect(new InetSocketAddress("127.0.0.1", server.port()));
+            slow.setSoTimeout(10);
+            final OutputStream out = slow.getOutputStream();
+            final byte[] request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: abcdefghijklmnopqrstuvwxyz0123456789\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1);
+            final TallyClient other = Servers.client(server);
+            final long startNs = System.nanoTime();
+            final StringBuilder received = new StringBuilder();
+            boolean closed = false;
+            int othersServed = 0;
+            for (int i = 0; i < request.length - 1 && !closed; i++)
+            {
+                try
+                {
+                    out.write(request[i]);
+                    out.flush();
+                }
+                catch (final IOException ex)
+                {
+                    closed = true; // the server closed while we were still writing
+                    break;
+                }
+                assertEquals(200, other.get("/health").status(), "another client is served while one dribbles");
+                othersServed++;
+                closed = drain(slow, received);
+                Thread.sleep(DRIBBLE_INTERVAL_MS);
+            }
+            while (!closed && System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(10))
+            {
+                closed = drain(slow, received);
+            }
+            final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            assertTrue(closed, "the slow client is cut off");
+            assertTrue(elapsedMs >= READ_TIMEOUT_MS, "not before the read timeout: " + elapsedMs + " ms");
+            assertTrue(elapsedMs < READ_TIMEOUT_MS + 3_000, "soon after the read timeout: " + elapsedMs + " ms");
+            assertTrue(received.toString().startsWith("HTTP/1.1 408 "), () -> "a 408 before the close: " + received);
+            assertTrue(received.toString().contains("request-timeout"), received::toString);
+            assertTrue(othersServed > 0);
+            assertEquals(200, other.get("/health").status(), "still serving after the cut-off");
+        }
+    }
+
+    @Test
+    void shouldCloseAfterTheLastAllowedRequestSayingConnectionClose() throws Exception
+    {
+        final HttpLimits limits = HttpLimits.defaults().withConnectionLimits(HttpLimits.READ_TIMEOUT_MS_DEFAULT, REQUESTS_MAX);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults()));
+             RawConnection connection = new RawConnection(server.port()))
+        {
+            for (int i = 1; i <= REQUESTS_MAX; i++)
+            {
+                connection.write(RawConnection.request("GET", "/health", null, null));
+                final RawConnection.RawResponse response = connection.read();
+                assertEquals(200, response.status());
+                assertEquals(i == REQUESTS_MAX, "close".equalsIgnoreCase(response.headers().get("connection")), "reply " + i);
+            }
+            assertTrue(connection.closedByServer(), "closed after the last allowed request");
+        }
+    }
+
+    @Test
+    void shouldDropRequestsPipelinedBehindTheLastAllowedOneUnapplied() throws Exception
+    {
+        final HttpLimits limits = HttpLimits.defaults().withConnectionLimits(HttpLimits.READ_TIMEOUT_MS_DEFAULT, REQUESTS_MAX);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults()));
+             RawConnection connection = new RawConnection(server.port()))
+        {
+            final StringBuilder pipelined = new StringBuilder();
+            for (long id = 1; id <= REQUESTS_MAX + 2; id++)
+            {
+                pipelined.append(RawConnection.request("POST", "/v1/accounts", "account-" + id,
+                    TallyClient.accountJson(id, TallyClient.TRY, false)));
+            }
+            connection.write(pipelined.toString());
+            for (int i = 1; i <= REQUESTS_MAX; i++)
+            {
+                assertEquals(201, connection.read().status(), "reply " + i);
+            }
+            assertTrue(connection.closedByServer());
+
+            final TallyClient client = Servers.client(server);
+            assertEquals(200, client.account(REQUESTS_MAX).status());
+            assertEquals(404, client.account(REQUESTS_MAX + 1).status(), "a request behind the last allowed one is not applied");
+            assertEquals(404, client.account(REQUESTS_MAX + 2).status());
+        }
+    }
+
+    /** Reads what the server sent so far; @return true once it closed the connection. */
+    private static boolean drain(final Socket socket, final StringBuilder received) throws IOException
+    {
+        final byte[] buffer = new byte[4096];
+        try
+        {
+            final int read = socket.getInputStream().read(buffer);
+            if (read < 0)
+            {
+                return true;
+            }
+            received.append(new String(buffer, 0, read, StandardCharsets.ISO_8859_1));
+            return false;
+        }
+        catch (final java.net.SocketTimeoutException ex)
+        {
+            return false;
+        }
+        catch (final java.net.SocketException ex)
+        {
+            return true;
+        }
+    }
+
+    @Test
+    void shouldKeepServingAFastKeepAliveClientLongerThanTheReadTimeout() throws Exception
+    {
+        final HttpLimits limits = HttpLimits.defaults().withConnectionLimits(200, 0);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults()));
+             RawConnection connection = new RawConnection(server.port()))
+        {
+            final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+            int served = 0;
+            while (System.nanoTime() < endNs)
+            {
+                connection.write(RawConnection.request("GET", "/health", null, null));
+                final RawConnection.RawResponse response = connection.read();
+                assertEquals(200, response.status());
+                assertFalse("close".equalsIgnoreCase(response.headers().get("connection")));
+                served++;
+                Thread.sleep(20);
+            }
+            assertTrue(served > 10, "served " + served);
+        }
+    }
+}
