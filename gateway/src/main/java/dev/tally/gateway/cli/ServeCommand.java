@@ -8,6 +8,8 @@ import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.outbox.RelayConfig;
+import dev.tally.persistence.outbox.WebhookEndpoint;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +56,15 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
 
+    @CommandLine.Option(names = "--webhook-url",
+        description = "Endpoint receiving every outbox event as a signed POST, repeatable (absent: no relay). See docs/WEBHOOKS.md.")
+    List<String> webhookUrls = new ArrayList<>();
+
+    // The default comes from the environment so the secret need not appear on a command line (ps, shell history).
+    @CommandLine.Option(names = "--webhook-secret", defaultValue = "${env:TALLY_WEBHOOK_SECRET}",
+        description = "HMAC-SHA256 secret signing webhooks, >= 16 bytes (default: env TALLY_WEBHOOK_SECRET, preferred). Never logged.")
+    String webhookSecret;
+
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
@@ -74,7 +85,7 @@ public final class ServeCommand implements Callable<Integer>
         final ServerConfig config = new ServerConfig(host, port, dataDir, Durability.valueOf(durability.toUpperCase(java.util.Locale.ROOT)),
             ApiKeys.parse(apiKeys), ioThreads, ledger,
             new LedgerPipeline.PipelineConfig(ringSize, WaitStrategyName.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT)), tickIntervalMs),
-            limits, dbUrl, !noReadModel);
+            limits, dbUrl, !noReadModel, webhooks());
         final CountDownLatch stopped = new CountDownLatch(1);
         final TallyServer server = new TallyServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
@@ -85,5 +96,24 @@ public final class ServeCommand implements Callable<Integer>
         System.out.println("tally listening on http://" + host + ":" + server.port() + " (durability " + durability + ")");
         stopped.await();
         return 0;
+    }
+
+    /** @return the relay's settings, or null without {@code --webhook-url}. One secret signs for every endpoint. */
+    private RelayConfig webhooks()
+    {
+        if (webhookUrls.isEmpty())
+        {
+            return null;
+        }
+        if (webhookSecret == null || webhookSecret.isBlank())
+        {
+            throw new IllegalArgumentException("--webhook-url needs a secret: set TALLY_WEBHOOK_SECRET (or --webhook-secret)");
+        }
+        final List<WebhookEndpoint> endpoints = new ArrayList<>();
+        for (final String url : webhookUrls)
+        {
+            endpoints.add(WebhookEndpoint.of(url, webhookSecret));
+        }
+        return RelayConfig.defaults(endpoints);
     }
 }

@@ -5,6 +5,7 @@ import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.outbox.RelayConfig;
 import java.nio.file.Path;
 
 /**
@@ -22,6 +23,7 @@ import java.nio.file.Path;
  * @param dbUrl      JDBC URL of the PostgreSQL read model; null starts an embedded PostgreSQL under
  *                   {@code dataDir/pg}.
  * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
+ * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
  */
 public record ServerConfig(
     String host,
@@ -34,7 +36,8 @@ public record ServerConfig(
     LedgerPipeline.PipelineConfig pipeline,
     HttpLimits http,
     String dbUrl,
-    boolean persistence)
+    boolean persistence,
+    RelayConfig webhooks)
 {
     public ServerConfig
     {
@@ -50,6 +53,19 @@ public record ServerConfig(
         {
             throw new IllegalArgumentException("io threads must be 1..64, was " + ioThreads);
         }
+        if (webhooks != null && !persistence)
+        {
+            throw new IllegalArgumentException("webhooks are delivered from the PostgreSQL outbox: --webhook-url needs the read model");
+        }
+    }
+
+    /** Without webhooks. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
+        final boolean persistence)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, null);
     }
 
     /** Without PostgreSQL: the pipeline and journal alone. */
@@ -57,7 +73,7 @@ public record ServerConfig(
         final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
         final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http)
     {
-        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, null, false);
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, null, false, null);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */
