@@ -11,6 +11,8 @@ import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
 import io.netty.handler.ssl.SslContext;
+import dev.tally.persistence.outbox.RelayConfig;
+import dev.tally.persistence.outbox.WebhookEndpoint;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,6 +87,15 @@ public final class ServeCommand implements Callable<Integer>
 
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period, 1..60000 (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
+
+    @CommandLine.Option(names = "--webhook-url",
+        description = "Endpoint receiving every outbox event as a signed POST, repeatable (absent: no relay). See docs/WEBHOOKS.md.")
+    List<String> webhookUrls = new ArrayList<>();
+
+    // The default comes from the environment so the secret need not appear on a command line (ps, shell history).
+    @CommandLine.Option(names = "--webhook-secret", defaultValue = "${env:TALLY_WEBHOOK_SECRET}",
+        description = "HMAC-SHA256 secret signing webhooks, >= 16 bytes (default: env TALLY_WEBHOOK_SECRET, preferred). Never logged.")
+    String webhookSecret;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
@@ -240,11 +251,30 @@ public final class ServeCommand implements Callable<Integer>
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel, tls);
+                !noReadModel, tls, webhooks());
         }
         catch (final IllegalArgumentException ex)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: " + ex.getMessage(), ex);
         }
+    }
+
+    /** @return the relay's settings, or null without {@code --webhook-url}. One secret signs for every endpoint. */
+    private RelayConfig webhooks()
+    {
+        if (webhookUrls.isEmpty())
+        {
+            return null;
+        }
+        if (webhookSecret == null || webhookSecret.isBlank())
+        {
+            throw new IllegalArgumentException("--webhook-url needs a secret: set TALLY_WEBHOOK_SECRET (or --webhook-secret)");
+        }
+        final List<WebhookEndpoint> endpoints = new ArrayList<>();
+        for (final String url : webhookUrls)
+        {
+            endpoints.add(WebhookEndpoint.of(url, webhookSecret));
+        }
+        return RelayConfig.defaults(endpoints);
     }
 }

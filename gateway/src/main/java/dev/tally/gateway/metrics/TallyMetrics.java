@@ -8,6 +8,7 @@ import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.result.ResultCode;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -73,6 +74,21 @@ public final class TallyMetrics
             .register(registry);
         Gauge.builder("tally.pg.writer.rows", writer, w -> w.rowsWritten()).description("Rows written").register(registry);
         Gauge.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries()).description("Batches retried").register(registry);
+    }
+
+    /** Gauges and counters of the outbox relay; call once when the server delivers webhooks. */
+    public void bindRelay(final dev.tally.persistence.outbox.OutboxRelay relay)
+    {
+        Gauge.builder("tally.outbox.backlog.events", relay, r -> r.backlogEvents()).description("Unpublished outbox events")
+            .register(registry);
+        Gauge.builder("tally.outbox.oldest.unpublished.age.seconds", relay, r -> r.oldestUnpublishedAgeS())
+            .description("Age of the oldest unpublished outbox event").register(registry);
+        FunctionCounter.builder("tally.webhook.failures", relay, r -> r.deliveriesFailed())
+            .description("Webhook attempts that failed (non-2xx, timeout, connection error)").register(registry);
+        FunctionCounter.builder("tally.webhook.deliveries", relay, r -> r.deliveriesSucceeded())
+            .description("Webhook attempts acknowledged with 2xx").register(registry);
+        FunctionCounter.builder("tally.outbox.published", relay, r -> r.eventsPublished()).description("Outbox events published")
+            .register(registry);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.outbox.RelayConfig;
 import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
 
@@ -24,6 +25,7 @@ import java.nio.file.Path;
  *                   {@code dataDir/pg}.
  * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
  * @param tls        the TLS context of the HTTP port, or null for plain HTTP.
+ * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
  */
 public record ServerConfig(
     String host,
@@ -37,7 +39,8 @@ public record ServerConfig(
     HttpLimits http,
     String dbUrl,
     boolean persistence,
-    SslContext tls)
+    SslContext tls,
+    RelayConfig webhooks)
 {
     public ServerConfig
     {
@@ -53,15 +56,19 @@ public record ServerConfig(
         {
             throw new IllegalArgumentException("--io-threads must be 1..64, was " + ioThreads);
         }
+        if (webhooks != null && !persistence)
+        {
+            throw new IllegalArgumentException("webhooks are delivered from the PostgreSQL outbox: --webhook-url needs the read model");
+        }
     }
 
-    /** Plain HTTP. */
+    /** Plain HTTP, no webhooks. */
     public ServerConfig(
         final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
         final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
         final boolean persistence)
     {
-        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, null);
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, null, null);
     }
 
     /** Without PostgreSQL: the pipeline and journal alone. */
@@ -70,6 +77,20 @@ public record ServerConfig(
         final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http)
     {
         this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, null, false);
+    }
+
+    /** @return this configuration serving HTTPS with {@code tls}. */
+    public ServerConfig withTls(final SslContext tls)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks);
+    }
+
+    /** @return this configuration delivering the outbox to {@code webhooks}. */
+    public ServerConfig withWebhooks(final RelayConfig webhooks)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

@@ -13,6 +13,7 @@ import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
+import dev.tally.persistence.outbox.OutboxRelay;
 import java.nio.file.Files;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,11 +24,12 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>open the journal (recovering a torn tail);</li>
  *   <li>build the ledger and replay the journal into it;</li>
- *   <li>start the pipeline (journaler → business thread → responder);</li>
+ *   <li>start the pipeline (journaler → business thread → responder), and the outbox relay if webhooks are
+ *   configured;</li>
  *   <li>mark ready, then open the HTTP port.</li>
  * </ol>
  * Closing runs the steps backwards: stop reading requests, drain the ring (every published request is
- * answered), close the connections, let the PostgreSQL writer catch up, close the journal.
+ * answered), close the connections, stop the relay, let the PostgreSQL writer catch up, close the journal.
  */
 public final class TallyServer implements AutoCloseable
 {
@@ -42,6 +44,7 @@ public final class TallyServer implements AutoCloseable
     private final ReplayResult replay;
     private final ReadModel readModel;
     private final ReadModelQueries queries;
+    private final OutboxRelay relay;
 
     public TallyServer(final ServerConfig config) throws Exception
     {
@@ -75,6 +78,14 @@ public final class TallyServer implements AutoCloseable
         if (readModel != null)
         {
             metrics.bindWriter(readModel.writer());
+        }
+        // 4b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
+        //     committed, so it may start any time after the read model; nothing waits for it.
+        relay = readModel == null || config.webhooks() == null ? null
+            : new OutboxRelay(readModel.database().dataSource(), config.webhooks()).start();
+        if (relay != null)
+        {
+            metrics.bindRelay(relay);
         }
 
         // 5. Ready, then open the door.
@@ -128,6 +139,10 @@ public final class TallyServer implements AutoCloseable
         http.stopAccepting();
         pipeline.close();
         http.close();
+        if (relay != null)
+        {
+            relay.close();   // before the pool closes; events it had claimed are delivered after their lease
+        }
         if (queries != null)
         {
             queries.close();

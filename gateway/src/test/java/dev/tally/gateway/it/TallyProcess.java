@@ -89,6 +89,13 @@ final class TallyProcess implements AutoCloseable
 
     static TallyProcess start(final Path dataDir, final String durability, final Path log) throws InterruptedException
     {
+        return start(dataDir, durability, log, List.of(), java.util.Map.of());
+    }
+
+    /** As above, with more {@code serve} flags and environment variables (e.g. a secret kept off the command line). */
+    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> moreArgs,
+                              final java.util.Map<String, String> environment) throws InterruptedException
+    {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -101,10 +108,13 @@ final class TallyProcess implements AutoCloseable
             "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2"));
         // small tables: the ledger allocates them at full size on start
         command.addAll(CAPACITIES);
+        command.addAll(moreArgs);
         final Process process;
         try
         {
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().putAll(environment);
+            process = builder.start();
         }
         catch (final IOException e)
         {

@@ -87,8 +87,8 @@ class TlsIT
     void shouldServeHttpsToAClientTrustingTheCertificateAndNothingToPlainHttp() throws Exception
     {
         final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
-            LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(), HttpLimits.defaults(), null, false,
-            TlsContexts.forServer(certificatePem, keyPem));
+            LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(), HttpLimits.defaults(), null, false)
+            .withTls(TlsContexts.forServer(certificatePem, keyPem));
         try (TallyServer server = Servers.start(config))
         {
             final HttpClient https = HttpClient.newBuilder().sslContext(trusting(keyStore.getCertificate("tally")))

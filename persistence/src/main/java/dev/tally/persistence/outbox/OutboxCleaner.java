@@ -1,0 +1,132 @@
+package dev.tally.persistence.outbox;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * Deletes published outbox rows older than the retention, and delivery-log rows older than it, in small
+ * transactions.
+ *
+ * <p>What it deletes is always a <b>prefix in id (= journaled time) order</b>: every row older than a cut
+ * {@code C = min(now − retention, created_at of the oldest unpublished event)}, truncated to the millisecond.
+ * It first moves {@code outbox_retention.retained_from} to {@code C}, then deletes. Two reasons:
+ * <ul>
+ *   <li>the verifier compares outbox events with the facts they record from {@code retained_from} on; a gap
+ *   in the middle of the retained range would read as missing events, a clean prefix does not;</li>
+ *   <li>a row's id carries its journaled millisecond, so "older than C" is the id range below the smallest id
+ *   of C's millisecond — a primary-key range scan, pruned to the old partitions, with no index on
+ *   {@code published_at} for the writer to maintain.</li>
+ * </ul>
+ * An unpublished row is never deleted ({@code published_at IS NOT NULL} stays in the statement even below the
+ * cut: a replay onto a fresh database can write rows with old journaled times). Whole months that end up
+ * empty can be dropped with {@code tally_drop_outbox_partitions} (V2), off-peak: it takes an exclusive lock.
+ */
+final class OutboxCleaner
+{
+    /** Transactions per cleanup run at most, so a run never monopolises the relay's thread. */
+    static final int BATCHES_PER_RUN_MAX = 100;
+
+    private static final String CUT =
+        "SELECT now() - ?::float8 * interval '1 millisecond'," +
+        " (SELECT created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1)";
+    private static final String MOVE_RETAINED_FROM =
+        "UPDATE outbox_retention SET retained_from = greatest(retained_from, ?)";
+    private static final String DELETE_OUTBOX =
+        "DELETE FROM outbox WHERE id IN (" +
+        " SELECT id FROM outbox WHERE id < ? AND published_at IS NOT NULL ORDER BY id LIMIT ?)";
+    // Identity ids follow insertion, which follows attempt time closely: look only at the oldest rows.
+    private static final String DELETE_DELIVERIES =
+        "DELETE FROM webhook_deliveries WHERE id IN (" +
+        " SELECT id FROM (SELECT id, attempted_at FROM webhook_deliveries ORDER BY id LIMIT ?) oldest" +
+        " WHERE attempted_at < now() - ?::float8 * interval '1 millisecond')";
+
+    private final DataSource dataSource;
+    private final long retentionMs;
+    private final int batchRows;
+
+    OutboxCleaner(final DataSource dataSource, final long retentionMs, final int batchRows)
+    {
+        this.dataSource = dataSource;
+        this.retentionMs = retentionMs;
+        this.batchRows = batchRows;
+    }
+
+    /** @return {outbox rows deleted, delivery log rows deleted}. */
+    long[] run() throws SQLException
+    {
+        final long cutMs = cutMs();
+        moveRetainedFrom(cutMs);
+        // The smallest possible id of the cut's millisecond: ids below it are exactly the rows older than the cut.
+        final UUID bound = new UUID(cutMs << 16, 0);
+        final long outbox = deleteInBatches(DELETE_OUTBOX, s ->
+        {
+            s.setObject(1, bound);
+            s.setInt(2, batchRows);
+        });
+        final long deliveries = deleteInBatches(DELETE_DELIVERIES, s ->
+        {
+            s.setInt(1, batchRows);
+            s.setLong(2, retentionMs);
+        });
+        return new long[] {outbox, deliveries};
+    }
+
+    private long cutMs() throws SQLException
+    {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(CUT))
+        {
+            s.setLong(1, retentionMs);
+            try (ResultSet rs = s.executeQuery())
+            {
+                rs.next();
+                Instant cut = rs.getTimestamp(1).toInstant();
+                final Timestamp oldestUnpublished = rs.getTimestamp(2);
+                if (oldestUnpublished != null && oldestUnpublished.toInstant().isBefore(cut))
+                {
+                    cut = oldestUnpublished.toInstant();
+                }
+                return cut.toEpochMilli();   // truncates to the millisecond, as ids do
+            }
+        }
+    }
+
+    private void moveRetainedFrom(final long cutMs) throws SQLException
+    {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(MOVE_RETAINED_FROM))
+        {
+            s.setTimestamp(1, new Timestamp(cutMs));
+            s.executeUpdate();
+        }
+    }
+
+    private long deleteInBatches(final String sql, final Binder binder) throws SQLException
+    {
+        long deleted = 0;
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
+        {
+            for (int batch = 0; batch < BATCHES_PER_RUN_MAX; batch++)
+            {
+                binder.bind(s);
+                final int rows = s.executeUpdate();   // autocommit: one short transaction per batch
+                deleted += rows;
+                if (rows < batchRows)
+                {
+                    break;
+                }
+            }
+        }
+        return deleted;
+    }
+
+    @FunctionalInterface
+    private interface Binder
+    {
+        void bind(PreparedStatement statement) throws SQLException;
+    }
+}

@@ -1,0 +1,280 @@
+package dev.tally.persistence.outbox;
+
+import dev.tally.persistence.PostgresFixture;
+import dev.tally.persistence.db.Database;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The relay against a real embedded PostgreSQL and a real HTTP receiver on loopback: retries with backoff and
+ * a full delivery log, order per aggregate without blocking the others, two relays on one table, cleanup.
+ */
+class OutboxRelayTest
+{
+    static final byte[] SECRET = "relay-test-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+    static final long REQUEST_TIMEOUT_MS = 400;
+    static final long BACKOFF_BASE_MS = 50;
+    static final long BACKOFF_CAP_MS = 400;
+
+    static PostgresFixture pg;
+
+    @BeforeAll
+    static void startPostgres()
+    {
+        pg = PostgresFixture.start(OutboxRelayTest.class);
+    }
+
+    @AfterAll
+    static void stopPostgres()
+    {
+        pg.close();
+    }
+
+    /** Fast settings: poll every 10 ms, 400 ms per request, retries after 50, 100, 200, 400, 400 … ms. */
+    static RelayConfig fastConfig(final WebhookReceiver receiver)
+    {
+        return RelayConfig.defaults(List.of(new WebhookEndpoint(receiver.url(), SECRET)))
+            .withTimings(10, REQUEST_TIMEOUT_MS, 10_000)
+            .withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+    }
+
+    @Test
+    void shouldRetryWithBackoffUntilTheReceiverAcceptsAndLogEveryAttempt() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-1", "TransferPosted");
+        // 500, 503, a hang past the request timeout, then 200.
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> switch (nth)
+        {
+            case 1 -> new WebhookReceiver.Answer(500, 0);
+            case 2 -> new WebhookReceiver.Answer(503, 0);
+            case 3 -> new WebhookReceiver.Answer(200, REQUEST_TIMEOUT_MS + 300);
+            default -> WebhookReceiver.Answer.OK;
+        });
+             OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+        {
+            rows.awaitAllPublished(10_000);
+
+            final List<WebhookReceiver.Received> got = receiver.awaitReceived(4, 2_000);
+            assertEquals(4, got.size(), "four requests: " + got);
+            for (final WebhookReceiver.Received r : got)
+            {
+                assertEquals(WebhookSignature.Verification.VALID, r.signature(), "every request is signed");
+                assertEquals(event.toString(), r.eventId());
+                assertEquals("TransferPosted", r.eventType());
+                assertTrue(r.body().contains("\"schemaVersion\": 1"), r.body());
+            }
+            assertEquals(Set.of(1, 2, 3, 4), Set.copyOf(got.stream().map(WebhookReceiver.Received::attemptHeader).toList()));
+            assertEquals(1, relay.eventsPublished());
+            assertEquals(3, relay.deliveriesFailed());
+            assertEquals(1, relay.deliveriesSucceeded());
+        }
+
+        final List<Map<String, Object>> log = deliveries(db, event);
+        assertEquals(4, log.size(), "one delivery log row per attempt: " + log);
+        assertEquals(500, log.get(0).get("status_code"));
+        assertEquals(503, log.get(1).get("status_code"));
+        assertNull(log.get(2).get("status_code"), "a timeout has no status");
+        assertTrue(String.valueOf(log.get(2).get("error")).startsWith("timeout"), String.valueOf(log.get(2).get("error")));
+        assertEquals(200, log.get(3).get("status_code"));
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(i + 1, log.get(i).get("attempt"));
+            assertEquals(i == 3, log.get(i).get("succeeded"));
+            assertEquals(i == 3, log.get(i).get("next_attempt_at") == null, "a failed attempt says when the next one is due");
+        }
+        assertTrue((int)log.get(2).get("duration_ms") >= REQUEST_TIMEOUT_MS - 20, "the timeout took the request timeout");
+        // Exponential backoff: attempt n+1 starts no sooner than base × 2^(n−1) after attempt n.
+        for (int i = 0; i < 3; i++)
+        {
+            final long gapMs = Duration.between(((Timestamp)log.get(i).get("attempted_at")).toInstant(),
+                ((Timestamp)log.get(i + 1).get("attempted_at")).toInstant()).toMillis();
+            final long backoffMs = BACKOFF_BASE_MS << i;
+            assertTrue(gapMs >= backoffMs, "gap " + gapMs + " ms after attempt " + (i + 1) + " is at least the " + backoffMs + " ms backoff");
+        }
+        assertEquals(4, rows.count("SELECT attempts FROM outbox WHERE id = '" + event + "'"));
+        assertEquals(0, rows.count("SELECT count(*) FROM outbox WHERE last_error IS NOT NULL OR next_attempt_at IS NOT NULL"));
+    }
+
+    @Test
+    void shouldKeepOrderPerAggregateWhileAnEarlyEventFailsWithoutBlockingOtherAggregates() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID a1 = rows.insert("A", "TransferPosted");
+        final UUID b1 = rows.insert("B", "TransferPosted");
+        final UUID a2 = rows.insert("A", "TransferReversed");
+        final UUID c1 = rows.insert("C", "TransferPosted");
+        final UUID a3 = rows.insert("A", "TransferReversed");
+        final UUID b2 = rows.insert("B", "TransferReversed");
+        // a1 fails three times (~350 ms of backoff); everything else is accepted at once.
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
+            (id, nth) -> id.equals(a1.toString()) && nth <= 3 ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK);
+             OutboxRelay ignored = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+        {
+            rows.awaitAllPublished(10_000);
+
+            final List<String> accepted = receiver.accepted().stream().map(WebhookReceiver.Received::eventId).toList();
+            assertEquals(6, accepted.size(), "each event accepted once: " + accepted);
+            assertTrue(accepted.indexOf(a1.toString()) < accepted.indexOf(a2.toString()), "a1 before a2: " + accepted);
+            assertTrue(accepted.indexOf(a2.toString()) < accepted.indexOf(a3.toString()), "a2 before a3: " + accepted);
+            assertTrue(accepted.indexOf(b1.toString()) < accepted.indexOf(b2.toString()), "b1 before b2: " + accepted);
+            // Not blocked by A: B and C were delivered while a1 was still failing.
+            final int a1Accepted = accepted.indexOf(a1.toString());
+            assertTrue(accepted.indexOf(b2.toString()) < a1Accepted, "B delivered during a1's retries: " + accepted);
+            assertTrue(accepted.indexOf(c1.toString()) < a1Accepted, "C delivered during a1's retries: " + accepted);
+            // a2 was not even attempted before a1 was accepted.
+            final List<String> all = receiver.received().stream().map(WebhookReceiver.Received::eventId).toList();
+            assertTrue(all.indexOf(a2.toString()) > all.lastIndexOf(a1.toString()), "no request for a2 before a1 succeeded: " + all);
+        }
+    }
+
+    @Test
+    void shouldDeliverEveryEventExactlyOnceWithTwoRelaysOnTheSameTable() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final int aggregates = 100;
+        final int eventsPerAggregate = 4;
+        final Map<String, List<String>> expectedOrder = new HashMap<>();
+        for (int e = 0; e < eventsPerAggregate; e++)
+        {
+            for (int a = 0; a < aggregates; a++)
+            {
+                final UUID id = rows.insert("agg-" + a, e == 0 ? "TransferPosted" : "TransferReversed");
+                expectedOrder.computeIfAbsent("agg-" + a, k -> new ArrayList<>()).add(id.toString());
+            }
+        }
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
+        {
+            final RelayConfig config = fastConfig(receiver).withBatch(16);
+            try (OutboxRelay first = new OutboxRelay(db.dataSource(), config).start();
+                 OutboxRelay second = new OutboxRelay(db.dataSource(), config).start())
+            {
+                rows.awaitAllPublished(20_000);
+                assertEquals(aggregates * eventsPerAggregate, first.eventsPublished() + second.eventsPublished());
+                assertTrue(first.eventsPublished() > 0 && second.eventsPublished() > 0,
+                    "both relays worked: " + first.eventsPublished() + " + " + second.eventsPublished());
+            }
+            final List<WebhookReceiver.Received> got = receiver.received();
+            final Set<String> distinct = new HashSet<>();
+            got.forEach(r -> assertTrue(distinct.add(r.eventId()), "delivered twice: " + r.eventId()));
+            assertEquals(aggregates * eventsPerAggregate, got.size());
+            final Map<String, List<String>> actualOrder = new HashMap<>();
+            for (final WebhookReceiver.Received r : got)
+            {
+                final String aggregate = r.body().replaceAll(".*\"aggregateId\": \"([^\"]+)\".*", "$1");
+                actualOrder.computeIfAbsent(aggregate, k -> new ArrayList<>()).add(r.eventId());
+            }
+            assertEquals(expectedOrder, actualOrder, "order per aggregate held across the two relays");
+        }
+        assertEquals(aggregates * eventsPerAggregate, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded"));
+        assertEquals(0, rows.count("SELECT count(*) FROM webhook_deliveries WHERE NOT succeeded"));
+    }
+
+    @Test
+    void shouldDeletePublishedRowsOlderThanTheRetentionAndKeepUnpublishedOnes() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final Instant now = Instant.now();
+        final UUID oldPublished = rows.insert("transfer", "p1", "TransferPosted", now.minus(Duration.ofDays(3)));
+        final UUID oldUnpublished = rows.insert("transfer", "u1", "TransferPosted", now.minus(Duration.ofDays(2)));
+        final UUID olderThanRetentionAfterIt = rows.insert("transfer", "p2", "TransferPosted", now.minus(Duration.ofDays(2)).plusSeconds(3_600));
+        final UUID recentPublished = rows.insert("transfer", "p3", "TransferPosted", now.minus(Duration.ofHours(1)));
+        final UUID recentUnpublished = rows.insert("transfer", "u2", "TransferPosted", now);
+        rows.markPublished(oldPublished);
+        rows.markPublished(olderThanRetentionAfterIt);
+        rows.markPublished(recentPublished);
+        rows.update("INSERT INTO webhook_deliveries (event_id, tenant_id, endpoint_url, attempt, attempted_at, duration_ms, succeeded)"
+            + " VALUES ('" + oldPublished + "', 7, 'http://x/', 1, now() - interval '3 days', 1, true),"
+            + " ('" + recentPublished + "', 7, 'http://x/', 1, now() - interval '1 hour', 1, true)");
+
+        final RelayConfig config = RelayConfig.defaults(List.of(WebhookEndpoint.of("http://127.0.0.1:9/hooks", new String(SECRET,
+            StandardCharsets.UTF_8)))).withRetention(Duration.ofDays(1).toMillis(), 60_000);
+        try (OutboxRelay relay = new OutboxRelay(db.dataSource(), config))
+        {
+            final long[] first = relay.cleanupNow();
+            assertEquals(1, first[0], "only the published row before the oldest unpublished one goes");
+            assertEquals(1, first[1], "the old delivery log row goes");
+            assertEquals(Set.of(oldUnpublished, olderThanRetentionAfterIt, recentPublished, recentUnpublished), ids(db));
+            assertEquals(now.minus(Duration.ofDays(2)).toEpochMilli(), retainedFrom(db).toEpochMilli(),
+                "the retained outbox starts at the oldest unpublished event");
+
+            rows.markPublished(oldUnpublished);
+            final long[] second = relay.cleanupNow();
+            assertEquals(2, second[0], "once published, both rows past the retention go");
+            assertEquals(Set.of(recentPublished, recentUnpublished), ids(db), "recent rows and unpublished rows stay");
+            final long retainedLagMs = Duration.between(retainedFrom(db), now.minus(Duration.ofDays(1))).toMillis();
+            assertTrue(Math.abs(retainedLagMs) < 60_000, "retained from now − retention: " + retainedFrom(db));
+            assertEquals(0, relay.cleanupNow()[0], "nothing more to delete");
+        }
+    }
+
+    static Set<UUID> ids(final Database db) throws Exception
+    {
+        final Set<UUID> ids = new HashSet<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id FROM outbox"))
+        {
+            while (rs.next())
+            {
+                ids.add(rs.getObject(1, UUID.class));
+            }
+        }
+        return ids;
+    }
+
+    static Instant retainedFrom(final Database db) throws Exception
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT retained_from FROM outbox_retention"))
+        {
+            rs.next();
+            return rs.getTimestamp(1).toInstant();
+        }
+    }
+
+    static List<Map<String, Object>> deliveries(final Database db, final UUID event) throws Exception
+    {
+        final List<Map<String, Object>> log = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT attempt, attempted_at, status_code, error, duration_ms, succeeded, next_attempt_at"
+                 + " FROM webhook_deliveries WHERE event_id = '" + event + "' ORDER BY attempt"))
+        {
+            while (rs.next())
+            {
+                final Map<String, Object> row = new HashMap<>();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++)
+                {
+                    row.put(rs.getMetaData().getColumnName(i), rs.getObject(i));
+                }
+                log.add(row);
+            }
+        }
+        assertNotNull(log);
+        return log;
+    }
+}

@@ -1,0 +1,95 @@
+package dev.tally.persistence.outbox;
+
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.persistence.db.Database;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * Outbox rows written straight into the table, as the writer would (same id scheme: journaled time first,
+ * then the journal index), so relay tests choose their aggregates, times and publication state.
+ */
+public final class OutboxRows
+{
+    private final Database db;
+    private long journalIndex;
+
+    public OutboxRows(final Database db)
+    {
+        this.db = db;
+    }
+
+    /** Inserts an unpublished TransferPosted (or other type) event of {@code aggregateId} at {@code at}. */
+    public UUID insert(final String aggregateType, final String aggregateId, final String eventType, final Instant at)
+        throws SQLException
+    {
+        final long index = ++journalIndex;
+        final long timeNs = at.getEpochSecond() * 1_000_000_000L + at.getNano();
+        final UUID id = new UUID(Uuid7.hi(timeNs, Uuid7.KIND_EVENT), Uuid7.lo(index, 0));
+        final String payload = "{\"schemaVersion\":1,\"eventId\":\"" + id + "\",\"type\":\"" + eventType + "\",\"tenantId\":7," +
+            "\"journalIndex\":" + index + ",\"aggregateId\":\"" + aggregateId + "\"}";
+        try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
+            "INSERT INTO outbox (id, tenant_id, aggregate_type, aggregate_id, event_type, payload, journal_index, created_at)" +
+            " VALUES (?, 7, ?, ?, ?, ?::jsonb, ?, ?)"))
+        {
+            s.setObject(1, id);
+            s.setString(2, aggregateType);
+            s.setString(3, aggregateId);
+            s.setString(4, eventType);
+            s.setString(5, payload);
+            s.setLong(6, index);
+            s.setTimestamp(7, Timestamp.from(at));
+            s.executeUpdate();
+        }
+        return id;
+    }
+
+    public UUID insert(final String aggregateId, final String eventType) throws SQLException
+    {
+        return insert("transfer", aggregateId, eventType, Instant.now());
+    }
+
+    public void markPublished(final UUID id) throws SQLException
+    {
+        update("UPDATE outbox SET published_at = now() WHERE id = '" + id + "'");
+    }
+
+    public void update(final String sql) throws SQLException
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement())
+        {
+            s.executeUpdate(sql);
+        }
+    }
+
+    public long count(final String sql) throws SQLException
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery(sql))
+        {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Waits until no outbox row is unpublished. */
+    public void awaitAllPublished(final long timeoutMs) throws SQLException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (count("SELECT count(*) FROM outbox WHERE published_at IS NULL") > 0)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new AssertionError("outbox not drained within " + timeoutMs + " ms: "
+                    + count("SELECT count(*) FROM outbox WHERE published_at IS NULL") + " unpublished");
+            }
+            Thread.sleep(10);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tally.persistence.outbox;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** How the relay's limits relate, and the backoff schedule the docs promise. */
+class RelayConfigTest
+{
+    private static final List<WebhookEndpoint> ONE = List.of(WebhookEndpoint.of("https://example.test/hooks", "s".repeat(16)));
+
+    @Test
+    void shouldDoubleTheBackoffFromTheBaseUpToTheCap()
+    {
+        final RelayConfig config = RelayConfig.defaults(ONE);
+        final long[] expectedMs = {1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 600_000, 600_000};
+        for (int failed = 1; failed <= expectedMs.length; failed++)
+        {
+            assertEquals(expectedMs[failed - 1], config.backoffMs(failed), "after " + failed + " failures");
+        }
+        assertEquals(600_000, config.backoffMs(Integer.MAX_VALUE), "no overflow however many failures");
+        assertEquals(600_000, RetrySchedule.delayMs(86_400_000L - 1, 600_000, 63));
+    }
+
+    @Test
+    void shouldKeepJitterWithinTenPercentAboveTheDelay()
+    {
+        for (int i = 0; i < 1_000; i++)
+        {
+            final long delay = RetrySchedule.jitteredDelayMs(1_000, 600_000, 3);
+            assertTrue(delay >= 4_000 && delay <= 4_400, "jittered " + delay);
+        }
+    }
+
+    @Test
+    void shouldRefuseALeaseThatADeliveryCouldOutlast()
+    {
+        final RelayConfig config = RelayConfig.defaults(ONE);
+        assertTrue(config.leaseMs() >= config.requestTimeoutMs() + RelayConfig.LEASE_MARGIN_MS);
+        assertThrows(IllegalArgumentException.class, () -> config.withTimings(200, 10_000, 10_000));
+    }
+
+    @Test
+    void shouldRefuseShortSecretsDuplicateUrlsAndNonHttpUrls()
+    {
+        assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/hooks", "short"));
+        assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("ftp://example.test/hooks", "s".repeat(16)));
+        assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of(ONE.get(0), ONE.get(0))));
+        assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of()));
+    }
+
+    @Test
+    void shouldNeverPrintTheSecret()
+    {
+        final WebhookEndpoint endpoint = WebhookEndpoint.of("https://example.test/hooks", "top-secret-value-123");
+        assertFalse(endpoint.toString().contains("top-secret"), endpoint.toString());
+        assertFalse(RelayConfig.defaults(List.of(endpoint)).toString().contains("top-secret"));
+    }
+}
