@@ -68,8 +68,9 @@ public final class LedgerRecovery
         final long startNs = System.nanoTime();
         final Ledger ledger = new Ledger(config);
         final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
+        final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
-        return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000);
+        return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000, insideBatch);
     }
 
     private static RecoveredLedger tryFrom(
@@ -78,6 +79,7 @@ public final class LedgerRecovery
         throws IOException
     {
         final long loadStartNs = System.nanoTime();
+        LOG.info("loading snapshot {}", file.path());
         final SnapshotHeader header;
         try (FileChannel in = FileChannel.open(file.path(), StandardOpenOption.READ))
         {
@@ -89,6 +91,7 @@ public final class LedgerRecovery
             snapshots.reject(file);
             return null;
         }
+        SnapshotFaults.pause(SnapshotFaults.LOAD_PAUSE_MS);
         if (header.lastJournalIndex() != file.journalIndex() || header.lastJournalIndex() < 1)
         {
             LOG.warn("snapshot {} holds journal index {}, not the one its name says: set aside", file.path(), header.lastJournalIndex());
@@ -143,9 +146,10 @@ public final class LedgerRecovery
             LOG.warn("snapshot {} is at journal index {} but the journal ends before it: skipped", file.path(), header.lastJournalIndex());
             return null;
         }
+        final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
         return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), replay, loadMs,
-            (System.nanoTime() - replayStartNs) / 1_000_000);
+            (System.nanoTime() - replayStartNs) / 1_000_000, insideBatch);
     }
 
     private static void apply(final Ledger ledger, final Command command, final BiConsumer<Ledger, Command> onApplied)

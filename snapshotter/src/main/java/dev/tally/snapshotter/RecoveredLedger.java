@@ -13,7 +13,10 @@ import java.nio.file.Path;
  * @param replay        what the replay of the journal after it found.
  * @param loadMs        time to read and restore the snapshot.
  * @param replayMs      time to replay the journal after it.
+ * @param endedInsideBatch true when the journal ends inside a batch (settled by {@code endReplay}: a
+ *                      crash cut it short, or a running server is still writing it).
  */
-public record RecoveredLedger(Ledger ledger, long snapshotIndex, Path snapshotPath, ReplayResult replay, long loadMs, long replayMs)
+public record RecoveredLedger(
+    Ledger ledger, long snapshotIndex, Path snapshotPath, ReplayResult replay, long loadMs, long replayMs, boolean endedInsideBatch)
 {
 }

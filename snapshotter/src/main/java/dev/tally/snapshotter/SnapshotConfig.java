@@ -7,10 +7,8 @@ package dev.tally.snapshotter;
  * @param everyCommands    take one after this many journaled commands since the last.
  * @param intervalMs       ... or after this much wall time, when anything was journaled since the last.
  * @param retainCount      snapshots kept on disk (the newest ones).
- * @param pruneJournal     delete journal cycle files entirely before the oldest kept snapshot (off by
- *                         default: the journal is the audit trail; archive it before turning this on).
  */
-public record SnapshotConfig(boolean enabled, long everyCommands, long intervalMs, int retainCount, boolean pruneJournal)
+public record SnapshotConfig(boolean enabled, long everyCommands, long intervalMs, int retainCount)
 {
     public static final long EVERY_COMMANDS_DEFAULT = 5_000_000;
     public static final long INTERVAL_MS_DEFAULT = 10 * 60 * 1000;
@@ -34,11 +32,11 @@ public record SnapshotConfig(boolean enabled, long everyCommands, long intervalM
 
     public static SnapshotConfig defaults()
     {
-        return new SnapshotConfig(true, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT, false);
+        return new SnapshotConfig(true, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT);
     }
 
     public static SnapshotConfig disabled()
     {
-        return new SnapshotConfig(false, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT, false);
+        return new SnapshotConfig(false, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT);
     }
 }

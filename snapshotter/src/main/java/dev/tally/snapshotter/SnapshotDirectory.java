@@ -38,11 +38,22 @@ public final class SnapshotDirectory
 
     private final Path directory;
     private final int retainCount;
+    private final boolean writable;
 
-    private SnapshotDirectory(final Path directory, final int retainCount)
+    private SnapshotDirectory(final Path directory, final int retainCount, final boolean writable)
     {
         this.directory = directory;
         this.retainCount = retainCount;
+        this.writable = writable;
+    }
+
+    /**
+     * A snapshot folder for a tool that only reads it ({@code tally replay --from-snapshot}): nothing is
+     * created, deleted or renamed, so it is safe next to a running server.
+     */
+    public static SnapshotDirectory forReading(final Path directory)
+    {
+        return new SnapshotDirectory(directory, Integer.MAX_VALUE, false);
     }
 
     /**
@@ -68,7 +79,13 @@ public final class SnapshotDirectory
                 }
             }
         }
-        return new SnapshotDirectory(directory, retainCount);
+        return new SnapshotDirectory(directory, retainCount, true);
+    }
+
+    /** @return where a server's snapshots live: {@code <data dir>/snapshots}. */
+    public static Path inDataDir(final Path dataDir)
+    {
+        return dataDir.resolve("snapshots");
     }
 
     public Path path()
@@ -113,6 +130,10 @@ public final class SnapshotDirectory
      */
     public Path write(final StateImage image, final long stateHash, final SnapshotFormat format) throws IOException
     {
+        if (!writable)
+        {
+            throw new IllegalStateException("snapshot folder opened for reading only: " + directory);
+        }
         final long index = image.lastJournalIndex();
         final Path temp = directory.resolve(TEMP_PREFIX + index + ".tmp");
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -121,6 +142,7 @@ public final class SnapshotDirectory
             format.write(image, stateHash, out);
             out.force(true);
         }
+        SnapshotFaults.pause(SnapshotFaults.WRITE_PAUSE_MS);
         final Path target = fileFor(index);
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         forceDirectory();
@@ -131,6 +153,10 @@ public final class SnapshotDirectory
     /** Renames a snapshot that failed its checks out of the way: kept for inspection, never loaded again. */
     public void reject(final SnapshotFile file)
     {
+        if (!writable)
+        {
+            return;
+        }
         try
         {
             Files.move(file.path(), file.path().resolveSibling(file.path().getFileName() + ".rejected"),

@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * while the previous image is still being written is let through without a copy (it changed nothing).
  * The image is one reused {@link StateImage}: the only allocation on the business thread is when the
  * state has outgrown it since the last snapshot.
+ *
+ * <p>This agent also decides when the next snapshot is due (every {@link SnapshotConfig#everyCommands()}
+ * journaled commands, or {@link SnapshotConfig#intervalMs()} after the last one when anything was
+ * journaled since, or at once after {@link #requestNow()}) and asks its {@link SnapshotTrigger} to put a
+ * SNAPSHOT command in the ring: the snapshot is then taken where that command lands in the journal.
  */
 public final class Snapshotter implements Agent, AutoCloseable
 {
@@ -43,18 +48,38 @@ public final class Snapshotter implements Agent, AutoCloseable
     private final AtomicLong appliedIndex = new AtomicLong();
     private final AtomicLong writtenIndex = new AtomicLong();
     private final AtomicLong skippedCount = new AtomicLong();
+    /** SNAPSHOT commands the business thread has seen: tells this agent its request arrived. */
+    private final AtomicLong seenCount = new AtomicLong();
+    private final SnapshotConfig config;
+    private SnapshotTrigger trigger;
+    private volatile boolean requested;
     private long copyNs;
+    // owned by the agent thread
+    private long lastRequestNs = System.nanoTime();
+    private boolean awaitingCommand;
+    private long seenAtRequest;
     private AgentRunner runner;
 
-    public Snapshotter(final SnapshotDirectory directory, final long lastSnapshotIndex)
+    /**
+     * @param directory         where snapshots are written.
+     * @param lastSnapshotIndex index of the snapshot the ledger started from (0: none).
+     * @param config            when snapshots are due.
+     */
+    public Snapshotter(final SnapshotDirectory directory, final long lastSnapshotIndex, final SnapshotConfig config)
     {
         this.directory = directory;
+        this.config = config;
         writtenIndex.set(lastSnapshotIndex);
     }
 
-    /** Starts the writer thread ("tally-snapshotter", daemon). */
-    public synchronized Snapshotter start()
+    /**
+     * Starts the writer thread ("tally-snapshotter", daemon).
+     *
+     * @param trigger puts a SNAPSHOT command in the ring when one is due.
+     */
+    public synchronized Snapshotter start(final SnapshotTrigger trigger)
     {
+        this.trigger = trigger;
         runner = new AgentRunner(new SleepingMillisIdleStrategy(1), ex -> LOG.error("snapshot writer failed", ex), null, this);
         AgentRunner.startOnThread(runner, r ->
         {
@@ -76,6 +101,7 @@ public final class Snapshotter implements Agent, AutoCloseable
         {
             return;
         }
+        seenCount.lazySet(seenCount.get() + 1);
         if (imageReady.get())
         {
             skippedCount.incrementAndGet();
@@ -92,7 +118,7 @@ public final class Snapshotter implements Agent, AutoCloseable
     {
         if (!imageReady.get())
         {
-            return 0;
+            return trigger == null ? 0 : requestWhenDue(System.nanoTime());
         }
         try
         {
@@ -109,6 +135,40 @@ public final class Snapshotter implements Agent, AutoCloseable
         {
             imageReady.set(false);
         }
+        return 1;
+    }
+
+    /** Asks for a snapshot as soon as possible (an operator's request): the agent publishes the command. */
+    public void requestNow()
+    {
+        requested = true;
+    }
+
+    /**
+     * Publishes a SNAPSHOT command when one is due and the last one published has been seen by the
+     * business thread (or got lost: a full ring, a halted pipeline; retried after a second).
+     */
+    private int requestWhenDue(final long nowNs)
+    {
+        if (awaitingCommand)
+        {
+            if (seenCount.get() == seenAtRequest && nowNs - lastRequestNs < 1_000_000_000L)
+            {
+                return 0;
+            }
+            awaitingCommand = false;
+        }
+        final long journaledSince = appliedIndex.get() - writtenIndex.get();
+        final boolean due = requested || journaledSince >= config.everyCommands() ||
+            (journaledSince > 0 && nowNs - lastRequestNs >= config.intervalMs() * 1_000_000L);
+        if (!due || !trigger.publishSnapshotCommand())
+        {
+            return 0;
+        }
+        requested = false;
+        awaitingCommand = true;
+        seenAtRequest = seenCount.get();
+        lastRequestNs = nowNs;
         return 1;
     }
 

@@ -30,7 +30,7 @@ final class JournaledRun implements AutoCloseable
         workload = new Workload(seed, snapshotPercent);
         journal = Journal.open(dataDir.resolve("journal"), Durability.ASYNC);
         snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
-        snapshotter = new Snapshotter(snapshots, 0);
+        snapshotter = new Snapshotter(snapshots, 0, SnapshotConfig.defaults());
         ledger = new Ledger(Workload.CONFIG);
     }
 

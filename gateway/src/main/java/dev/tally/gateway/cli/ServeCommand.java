@@ -57,6 +57,9 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
+    @CommandLine.Mixin
+    SnapshotOptions snapshotOptions = new SnapshotOptions();
+
     @CommandLine.Option(names = "--body-limit-bytes", defaultValue = "4194304", description = "Largest request body (default: ${DEFAULT-VALUE}).")
     int bodyLimitBytes;
 
@@ -76,7 +79,7 @@ public final class ServeCommand implements Callable<Integer>
             new LedgerPipeline.PipelineConfig(ringSize, WaitStrategyName.valueOf(waitStrategy.toUpperCase(java.util.Locale.ROOT)), tickIntervalMs),
             limits, dbUrl, !noReadModel);
         final CountDownLatch stopped = new CountDownLatch(1);
-        final TallyServer server = new TallyServer(config);
+        final TallyServer server = new TallyServer(config, snapshotOptions.toConfig());
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             server.close();

@@ -11,7 +11,7 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     version = "tally 0.1.0",
     description = "A single-writer payment ledger.",
-    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, DemoCommand.class})
+    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, SnapshotCommand.class, DemoCommand.class})
 public final class TallyMain implements Runnable
 {
     static

@@ -8,10 +8,16 @@ import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.UnitListener;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.PipelineHealth;
+import dev.tally.gateway.pipeline.SnapshotCommandPublisher;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
+import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.RecoveredLedger;
+import dev.tally.snapshotter.SnapshotConfig;
+import dev.tally.snapshotter.SnapshotDirectory;
+import dev.tally.snapshotter.Snapshotter;
 import java.nio.file.Files;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,11 +27,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>open the journal (recovering a torn tail);</li>
- *   <li>build the ledger and replay the journal into it;</li>
- *   <li>start the pipeline (journaler → business thread → responder);</li>
+ *   <li>build the ledger: the newest valid snapshot, then the journal after it;</li>
+ *   <li>start the pipeline (journaler → business thread → responder) and the snapshotter;</li>
  *   <li>mark ready, then open the HTTP port.</li>
  * </ol>
- * Closing runs the steps backwards: stop accepting, drain the ring, close the journal.
+ * Closing runs the steps backwards: stop accepting, drain the ring, finish a snapshot in hand, close the journal.
  */
 public final class TallyServer implements AutoCloseable
 {
@@ -40,8 +46,15 @@ public final class TallyServer implements AutoCloseable
     private final ReplayResult replay;
     private final ReadModel readModel;
     private final ReadModelQueries queries;
+    private final Snapshotter snapshotter;
 
+    /** A server with the default snapshot schedule (see {@link SnapshotConfig#defaults()}). */
     public TallyServer(final ServerConfig config) throws Exception
+    {
+        this(config, SnapshotConfig.defaults());
+    }
+
+    public TallyServer(final ServerConfig config, final SnapshotConfig snapshots) throws Exception
     {
         // 1. The journal: the source of truth.
         Files.createDirectories(config.dataDir());
@@ -52,23 +65,32 @@ public final class TallyServer implements AutoCloseable
         readModel = config.persistence() ? ReadModel.start(config) : null;
         final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
 
-        // 3. The ledger, rebuilt by replaying every journaled command.
-        ledger = new Ledger(config.ledger());
-        final long replayStartNs = System.nanoTime();
-        replay = journal.replay(0, command ->
+        // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
+        //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
+        final SnapshotDirectory snapshotDir = snapshots.enabled() ?
+            SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
+        final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
+            readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), unitListener::onUnit);
+        ledger = recovered.ledger();
+        replay = recovered.replay();
+        LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
+            recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
+            replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
+        snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
+        final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
         {
-            ledger.apply(command);
-            unitListener.onUnit(ledger, command);
-        });
-        ledger.endReplay();
-        final long replayMs = (System.nanoTime() - replayStartNs) / 1_000_000;
-        LOG.info("replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
-            replay.deliveredCount(), replay.lastIndex(), replayMs, replay.status(), Long.toHexString(ledger.stateHash()));
+            unitListener.onUnit(l, command);
+            snapshotter.onCommand(l, command);
+        };
 
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
-        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), unitListener, config.pipeline(),
+        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
             health);
+        if (snapshotter != null)
+        {
+            snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
+        }
         metrics.bind(ledger, journal, pipeline.ring(), health);
         if (readModel != null)
         {
@@ -112,11 +134,21 @@ public final class TallyServer implements AutoCloseable
         return health;
     }
 
+    /** @return the snapshotter (ask it for a snapshot with {@code requestNow()}), or null when snapshots are off. */
+    public Snapshotter snapshotter()
+    {
+        return snapshotter;
+    }
+
     @Override
     public void close()
     {
         http.close();
         pipeline.close();
+        if (snapshotter != null)
+        {
+            snapshotter.close();
+        }
         if (queries != null)
         {
             queries.close();

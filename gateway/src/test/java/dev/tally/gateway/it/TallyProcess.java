@@ -57,7 +57,7 @@ final class TallyProcess implements AutoCloseable
      * @param log        file receiving the process's stdout and stderr.
      */
     /** The ledger capacities every process of a test uses: replay and verify must match the server's. */
-    private static final List<String> CAPACITIES = List.of(
+    static final List<String> CAPACITIES = List.of(
         "--accounts-max", "1000", "--sub-balances-max", "4000", "--keys-max", "200000", "--transfers-max", "200000",
         "--holds-max", "1000");
 
@@ -89,10 +89,21 @@ final class TallyProcess implements AutoCloseable
 
     static TallyProcess start(final Path dataDir, final String durability, final Path log) throws InterruptedException
     {
+        return start(dataDir, durability, log, List.of(), List.of());
+    }
+
+    /**
+     * @param jvmArgs   more JVM arguments (system properties for fault injection).
+     * @param serveArgs more {@code tally serve} options.
+     */
+    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> serveArgs) throws InterruptedException
+    {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
         command.add("-Dchronicle.analytics.disable=true");
+        command.addAll(jvmArgs);
         command.addAll(jvmOpens());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -101,6 +112,7 @@ final class TallyProcess implements AutoCloseable
             "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2"));
         // small tables: the ledger allocates them at full size on start
         command.addAll(CAPACITIES);
+        command.addAll(serveArgs);
         final Process process;
         try
         {
