@@ -8,6 +8,7 @@ import dev.tally.ledger.effect.EffectLog;
 import dev.tally.ledger.hold.HoldTable;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.idempotency.IdempotencyTable;
+import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
@@ -124,10 +125,10 @@ public final class Ledger
             beginUnit(c);
         }
         else if (!isInsideBatch() || c.batchPosition != batchNextPosition || c.batchSize != batchSize ||
-            c.atomic != batchAtomic || c.type == CommandType.TICK)
+            c.atomic != batchAtomic || !c.type.isKeyed())
         {
-            // Past the end of a finished batch, or a tick among a batch's operations (its expiries cannot be
-            // undone): the journal's framing is broken.
+            // Past the end of a finished batch, or a tick or snapshot among a batch's operations (a tick's
+            // expiries cannot be undone, a snapshot must see whole units): the journal's framing is broken.
             throw new InvariantViolation("batch out of order at journal index " + c.journalIndex + ": position " +
                 c.batchPosition + "/" + c.batchSize + ", expected " + batchNextPosition + "/" + batchSize);
         }
@@ -148,6 +149,11 @@ public final class Ledger
         if (c.type == CommandType.TICK)
         {
             tick(c, r);
+        }
+        else if (c.type == CommandType.SNAPSHOT)
+        {
+            // Only the journal position and time advance: the snapshotter copies the state as it stands.
+            r.code = ResultCode.OK;
         }
         else
         {
@@ -313,11 +319,11 @@ public final class Ledger
         batchAtomic = c.atomic && c.batchSize > 1;
         batchFailed = false;
         batchFailureStored = true;
-        if (c.batchSize < 1 || c.batchSize > LedgerLimits.BATCH_OPERATIONS_MAX || (c.type == CommandType.TICK && c.batchSize != 1))
+        if (c.batchSize < 1 || c.batchSize > LedgerLimits.BATCH_OPERATIONS_MAX || (!c.type.isKeyed() && c.batchSize != 1))
         {
             throw new InvariantViolation("invalid batch size " + c.batchSize + " at journal index " + c.journalIndex);
         }
-        if (c.type != CommandType.TICK)
+        if (c.type.isKeyed())
         {
             // Before the unit's undo region opens: a rollback never brings an expired item back. Deterministic:
             // it depends only on the journaled time and the commands before.
@@ -592,6 +598,61 @@ public final class Ledger
         out.reversesTimestampNs = transfers.reversesTimestampNs(position);
         out.referenceLength = transfers.copyReference(position, out.reference);
         return out;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Snapshots.
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Copies the whole business state into {@code image} (reused from snapshot to snapshot): the live part
+     * of every table by array copies, the counters and the journal position. Called on the business thread
+     * right after a {@link CommandType#SNAPSHOT} command, between units. Allocates only when the state has
+     * outgrown the image's sections since the last copy.
+     *
+     * @throws IllegalStateException inside a batch: a snapshot holds whole units only.
+     */
+    public void copyTo(final StateImage image)
+    {
+        if (isInsideBatch())
+        {
+            throw new IllegalStateException("snapshot inside a batch at journal index " + lastJournalIndex);
+        }
+        image.position(lastJournalIndex, nowNs, commandsApplied, transfersPosted);
+        image.config(config);
+        accounts.copyTo(image);
+        keys.copyTo(image.keys());
+        references.copyTo(image.references());
+        transfers.copyTo(image);
+        holds.copyTo(image.holds());
+    }
+
+    /**
+     * Builds a ledger from a snapshot image: the same state, hash and future behaviour as the ledger it was
+     * copied from (ids, expiries, idempotent replays), ready to apply the command after
+     * {@link StateImage#lastJournalIndex()}.
+     *
+     * @param config must equal the configuration the image was taken with: capacities and windows decide
+     *               outcomes, so a ledger with others would diverge from a replay of the same journal.
+     * @throws IllegalArgumentException when the configuration differs or the image is inconsistent.
+     */
+    public static Ledger restore(final LedgerConfig config, final StateImage image)
+    {
+        if (!config.equals(image.config()))
+        {
+            throw new IllegalArgumentException("snapshot taken with " + image.config() + ", ledger configured with " + config);
+        }
+        final Ledger ledger = new Ledger(config);
+        ledger.accounts.restoreFrom(image);
+        ledger.keys.restoreFrom(image.keys());
+        ledger.references.restoreFrom(image.references());
+        ledger.transfers.restoreFrom(image);
+        ledger.holds.restoreFrom(image.holds());
+        ledger.lastJournalIndex = image.lastJournalIndex();
+        ledger.nowNs = image.nowNs();
+        ledger.commandsApplied = image.commandsApplied();
+        ledger.transfersPosted = image.transfersPosted();
+        return ledger;
     }
 
     /**

@@ -17,6 +17,26 @@ public final class StateDigest
         return this;
     }
 
+    /**
+     * Folds a ring table: its size, then each entry's {@code stride} longs, oldest first, starting at ring
+     * position {@code headPosition} and wrapping at {@code capacity}. A table and its compacted image
+     * (head at 0) fold the same values.
+     */
+    public StateDigest addRing(final long[] ring, final int stride, final int headPosition, final int size, final int capacity)
+    {
+        add(size);
+        for (int n = 0; n < size; n++)
+        {
+            final int ahead = headPosition + n;
+            final int offset = (ahead >= capacity ? ahead - capacity : ahead) * stride;
+            for (int i = 0; i < stride; i++)
+            {
+                add(ring[offset + i]);
+            }
+        }
+        return this;
+    }
+
     /** @return the digest of everything folded in so far. */
     public long value()
     {

@@ -123,13 +123,15 @@ class LedgerModelTest
     }
 
     /** One property try: two ledgers, the model, and what has been sent so far. */
-    private static final class Run
+    static final class Run
     {
         final Commands commands = new Commands();
         final Ledger ledger = new Ledger(CONFIG);
         final Ledger twin = new Ledger(CONFIG);
         final ReferenceModel model = new ReferenceModel(CONFIG);
         final List<Command> sent = new ArrayList<>();
+        /** Every command applied, ticks included, copied: the journal of the run (snapshot tests replay it). */
+        final List<Command> journal = new ArrayList<>();
         final List<Id> transferIds = new ArrayList<>();
         final List<Id> holdIds = new ArrayList<>();
         final List<String> references = new ArrayList<>();
@@ -268,6 +270,7 @@ class LedgerModelTest
             {
                 sent.add(c);
             }
+            journal.add(new Command().copyFrom(c));
             final long[] hotPostedBefore = hotDebitPosted(c);
             final Result first = ledger.apply(c);
             final Result second = twin.apply(c);

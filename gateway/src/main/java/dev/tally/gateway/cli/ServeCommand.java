@@ -100,6 +100,9 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
+    @CommandLine.Mixin
+    SnapshotOptions snapshotOptions = new SnapshotOptions();
+
     @CommandLine.Option(names = "--tls-cert", paramLabel = "PEM",
         description = "Serve HTTPS with this PEM certificate chain (with --tls-key); absent: plain HTTP.")
     Path tlsCert;
@@ -147,7 +150,7 @@ public final class ServeCommand implements Callable<Integer>
         final ServerConfig config = toConfig();
         logFormat.apply();
         final CountDownLatch stopped = new CountDownLatch(1);
-        final TallyServer server = new TallyServer(config);
+        final TallyServer server = new TallyServer(config, snapshotOptions.toConfig());
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             try

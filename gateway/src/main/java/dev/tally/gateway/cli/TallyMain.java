@@ -14,7 +14,8 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     version = "tally 0.1.0",
     description = "A single-writer payment ledger.",
-    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, KeysCommand.class, DemoCommand.class})
+    subcommands = {ServeCommand.class, ReplayCommand.class, VerifyCommand.class, SnapshotCommand.class, KeysCommand.class,
+        DemoCommand.class})
 public final class TallyMain implements Runnable
 {
     /** Picocli's exit status for invalid input (a bad flag, environment variable or config file). */

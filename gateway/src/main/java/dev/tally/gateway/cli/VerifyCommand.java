@@ -8,6 +8,8 @@ import dev.tally.persistence.verify.Verifier;
 import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
+import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.SnapshotDirectory;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -16,7 +18,9 @@ import picocli.CommandLine;
  * {@code tally verify}: rebuilds the ledger from the journal and compares it with the PostgreSQL read
  * model; exits 0 when they agree, 1 on any difference, 2 on an error. Run it with the server stopped.
  * A read model behind the journal (a crash before the writer caught up) is first caught up from the
- * journal, exactly as the next server start would, so the comparison is of converged states.
+ * journal, exactly as the next server start would, so the comparison is of converged states. With
+ * {@code --from-snapshot} the ledger starts from the newest valid snapshot no newer than the read
+ * model's watermark, as the server would.
  */
 @CommandLine.Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Compare the state rebuilt from the journal with PostgreSQL; exit non-zero on any difference.")
@@ -30,6 +34,9 @@ public final class VerifyCommand implements Callable<Integer>
     @CommandLine.Option(names = "--db-url", description = "PostgreSQL JDBC URL (absent: the embedded database under the data folder).")
     String dbUrl;
 
+    @CommandLine.Option(names = "--from-snapshot", description = "Start from the newest valid snapshot, then replay the journal after it.")
+    boolean fromSnapshot;
+
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
@@ -37,9 +44,9 @@ public final class VerifyCommand implements Callable<Integer>
     ConfigFileOption configFile = new ConfigFileOption();
 
     @Override
-    public Integer call() throws InterruptedException
+    public Integer call() throws InterruptedException, java.io.IOException
     {
-        final Ledger ledger = new Ledger(ledgerOptions.toConfig());
+        final Ledger ledger;
         final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(dataDir.resolve("pg")) : null;
         try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
         {
@@ -53,16 +60,15 @@ public final class VerifyCommand implements Callable<Integer>
             {
                 try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
                 {
-                    reader.replay(0, command ->
-                    {
-                        ledger.apply(command);
-                        if (ledger.isUnitComplete())
+                    ledger = LedgerRecovery.recover(fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null,
+                        reader::replay, ledgerOptions.toConfig(), watermarkBefore, (replayed, command) ->
                         {
-                            recorder.onUnit(ledger);
-                        }
-                    });
+                            if (replayed.isUnitComplete())
+                            {
+                                recorder.onUnit(replayed);
+                            }
+                        }).ledger();
                 }
-                ledger.endReplay();
                 final long deadlineNs = System.nanoTime() + CATCH_UP_WAIT_MAX_NS;
                 while (recorder.lagCommands() > 0 && writer.failure() == null && System.nanoTime() - deadlineNs < 0)
                 {

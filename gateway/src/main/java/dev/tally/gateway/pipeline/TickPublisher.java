@@ -1,6 +1,5 @@
 package dev.tally.gateway.pipeline;
 
-import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.RingBuffer;
 import dev.tally.ledger.command.CommandType;
 import java.util.concurrent.Executors;
@@ -33,26 +32,8 @@ final class TickPublisher implements AutoCloseable
 
     private void tick()
     {
-        if (health.isHalted())
-        {
-            return;
-        }
-        try
-        {
-            final long sequence = ring.tryNext();
-            try
-            {
-                ring.get(sequence).reset(EventKind.COMMAND).command.type = CommandType.TICK;
-            }
-            finally
-            {
-                ring.publish(sequence);
-            }
-        }
-        catch (final InsufficientCapacityException ex)
-        {
-            // The ring is full of real work; time will advance with the next tick.
-        }
+        // A full ring is full of real work; time will advance with the next tick.
+        ControlCommand.tryPublish(ring, health, CommandType.TICK);
     }
 
     @Override

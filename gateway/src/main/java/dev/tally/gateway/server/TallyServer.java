@@ -9,11 +9,17 @@ import dev.tally.gateway.metrics.TallyMetrics;
 import dev.tally.gateway.pipeline.UnitListener;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.PipelineHealth;
+import dev.tally.gateway.pipeline.SnapshotCommandPublisher;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
 import dev.tally.persistence.outbox.OutboxRelay;
+import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.RecoveredLedger;
+import dev.tally.snapshotter.SnapshotConfig;
+import dev.tally.snapshotter.SnapshotDirectory;
+import dev.tally.snapshotter.Snapshotter;
 import java.nio.file.Files;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,13 +29,14 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>open the journal (recovering a torn tail);</li>
- *   <li>build the ledger and replay the journal into it;</li>
- *   <li>start the pipeline (journaler → business thread → responder), and the outbox relay if webhooks are
- *   configured;</li>
+ *   <li>build the ledger: the newest valid snapshot, then the journal after it;</li>
+ *   <li>start the pipeline (journaler → business thread → responder), the snapshotter, and the outbox relay
+ *   if webhooks are configured;</li>
  *   <li>mark ready, then open the HTTP port.</li>
  * </ol>
  * Closing runs the steps backwards: stop reading requests, drain the ring (every published request is
- * answered), close the connections, stop the relay, let the PostgreSQL writer catch up, close the journal.
+ * answered), close the connections, finish a snapshot in hand, stop the relay, let the PostgreSQL writer
+ * catch up, close the journal.
  */
 public final class TallyServer implements AutoCloseable
 {
@@ -45,8 +52,15 @@ public final class TallyServer implements AutoCloseable
     private final ReadModel readModel;
     private final ReadModelQueries queries;
     private final OutboxRelay relay;
+    private final Snapshotter snapshotter;
 
+    /** A server with the default snapshot schedule (see {@link SnapshotConfig#defaults()}). */
     public TallyServer(final ServerConfig config) throws Exception
+    {
+        this(config, SnapshotConfig.defaults());
+    }
+
+    public TallyServer(final ServerConfig config, final SnapshotConfig snapshots) throws Exception
     {
         // 1. The journal: the source of truth.
         Files.createDirectories(config.dataDir());
@@ -57,23 +71,32 @@ public final class TallyServer implements AutoCloseable
         readModel = config.persistence() ? ReadModel.start(config) : null;
         final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
 
-        // 3. The ledger, rebuilt by replaying every journaled command.
-        ledger = new Ledger(config.ledger());
-        final long replayStartNs = System.nanoTime();
-        replay = journal.replay(0, command ->
+        // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
+        //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
+        final SnapshotDirectory snapshotDir = snapshots.enabled() ?
+            SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
+        final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
+            readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), unitListener::onUnit);
+        ledger = recovered.ledger();
+        replay = recovered.replay();
+        LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
+            recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
+            replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
+        snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
+        final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
         {
-            ledger.apply(command);
-            unitListener.onUnit(ledger, command);
-        });
-        ledger.endReplay();
-        final long replayMs = (System.nanoTime() - replayStartNs) / 1_000_000;
-        LOG.info("replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
-            replay.deliveredCount(), replay.lastIndex(), replayMs, replay.status(), Long.toHexString(ledger.stateHash()));
+            unitListener.onUnit(l, command);
+            snapshotter.onCommand(l, command);
+        };
 
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
-        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), unitListener, config.pipeline(),
+        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
             health);
+        if (snapshotter != null)
+        {
+            snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
+        }
         metrics.bind(ledger, journal, pipeline.ring(), health);
         if (readModel != null)
         {
@@ -127,6 +150,12 @@ public final class TallyServer implements AutoCloseable
         return health;
     }
 
+    /** @return the snapshotter (ask it for a snapshot with {@code requestNow()}), or null when snapshots are off. */
+    public Snapshotter snapshotter()
+    {
+        return snapshotter;
+    }
+
     /**
      * Stops gracefully: no new request is read, every request already in the ring is journaled, applied and
      * answered, the replies are flushed, then the PostgreSQL writer catches up (bounded), the database and
@@ -139,6 +168,10 @@ public final class TallyServer implements AutoCloseable
         http.stopAccepting();
         pipeline.close();
         http.close();
+        if (snapshotter != null)
+        {
+            snapshotter.close();
+        }
         if (relay != null)
         {
             relay.close();   // before the pool closes; events it had claimed are delivered after their lease

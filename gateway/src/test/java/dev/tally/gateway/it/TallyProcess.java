@@ -57,7 +57,7 @@ final class TallyProcess implements AutoCloseable
      * @param log        file receiving the process's stdout and stderr.
      */
     /** The ledger capacities every process of a test uses: replay and verify must match the server's. */
-    private static final List<String> CAPACITIES = List.of(
+    static final List<String> CAPACITIES = List.of(
         "--accounts-max", "1000", "--sub-balances-max", "4000", "--keys-max", "200000", "--transfers-max", "200000",
         "--holds-max", "1000");
 
@@ -89,17 +89,29 @@ final class TallyProcess implements AutoCloseable
 
     static TallyProcess start(final Path dataDir, final String durability, final Path log) throws InterruptedException
     {
-        return start(dataDir, durability, log, List.of(), java.util.Map.of());
+        return start(dataDir, durability, log, List.of(), List.of(), java.util.Map.of());
     }
 
     /** As above, with more {@code serve} flags and environment variables (e.g. a secret kept off the command line). */
-    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> moreArgs,
+    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> serveArgs,
                               final java.util.Map<String, String> environment) throws InterruptedException
+    {
+        return start(dataDir, durability, log, List.of(), serveArgs, environment);
+    }
+
+    /**
+     * @param jvmArgs     more JVM arguments (system properties for fault injection).
+     * @param serveArgs   more {@code tally serve} options.
+     * @param environment more environment variables of the child.
+     */
+    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> serveArgs, final java.util.Map<String, String> environment) throws InterruptedException
     {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
         command.add("-Dchronicle.analytics.disable=true");
+        command.addAll(jvmArgs);
         command.addAll(jvmOpens());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
@@ -108,7 +120,7 @@ final class TallyProcess implements AutoCloseable
             "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2"));
         // small tables: the ledger allocates them at full size on start
         command.addAll(CAPACITIES);
-        command.addAll(moreArgs);
+        command.addAll(serveArgs);
         final Process process;
         try
         {

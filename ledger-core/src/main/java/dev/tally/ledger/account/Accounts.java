@@ -3,6 +3,8 @@ package dev.tally.ledger.account;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.idempotency.Digest128Index;
+import dev.tally.ledger.image.LongSection;
+import dev.tally.ledger.image.StateImage;
 
 /**
  * Every account and its sub-balances, in one pre-allocated {@code long[]}: a fixed 64-byte record per
@@ -529,16 +531,98 @@ public final class Accounts
     /** Folds every account and sub-balance, in creation order, into the digest. */
     public void digest(final StateDigest digest)
     {
+        digest(cells, RECORD_BASE, cells, pairsBase, accountCount, subBalanceCount, digest);
+    }
+
+    /** Folds an image's accounts exactly as {@link #digest} folds the table they were copied from. */
+    public static void digestImage(final StateImage image, final StateDigest digest)
+    {
+        final LongSection records = image.accountRecords();
+        final LongSection pairs = image.subBalancePairs();
+        digest(records.values(), 0, pairs.values(), 0, records.length() / RECORD_LONGS, pairs.length() / 2, digest);
+    }
+
+    /** Records start at {@code records[recordBase]}, pairs at {@code pairs[pairsBase]}: the table's layout or the image's. */
+    private static void digest(
+        final long[] cells, final int recordBase, final long[] pairs, final int pairsBase, final int accountCount,
+        final int subBalanceCount, final StateDigest digest)
+    {
         digest.add(accountCount).add(subBalanceCount);
         for (int slot = 0; slot < accountCount; slot++)
         {
-            digest.add(id(slot)).add(tenant(slot)).add(currency(slot)).add(subCount(slot))
-                .add(isConstrained(slot) ? 1 : 0).add(overdraftLimit(slot));
-            for (int i = 0; i < subCount(slot); i++)
+            final int record = recordBase + slot * RECORD_LONGS;
+            final long shape = cells[record + SHAPE];
+            final int count = countOf(shape);
+            digest.add(cells[record + ID]).add(cells[record + TENANT]).add((int)shape).add(count)
+                .add((shape & CONSTRAINED_BIT) != 0 ? 1 : 0).add(cells[record + OVERDRAFT]);
+            digest.add(cells[record + POSTED]).add(cells[record + HELD]);
+            for (int i = 1; i < count; i++)
             {
-                digest.add(subPosted(slot, i)).add(subHeld(slot, i));
+                final int pair = pairsBase + 2 * ((int)cells[record + SUB_BASE] + i);
+                digest.add(pairs[pair]).add(pairs[pair + 1]);
             }
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Snapshots: copy the live records and pairs out, and back into a fresh table.
+    // ---------------------------------------------------------------------------------------------
+
+    /** Copies every account record and sub-balance pair into the image: two array copies. */
+    public void copyTo(final StateImage image)
+    {
+        final int recordLongs = accountCount * RECORD_LONGS;
+        System.arraycopy(cells, RECORD_BASE, image.accountRecords().resize(recordLongs), 0, recordLongs);
+        final int pairLongs = 2 * subBalanceCount;
+        System.arraycopy(cells, pairsBase, image.subBalancePairs().resize(pairLongs), 0, pairLongs);
+    }
+
+    /**
+     * Fills this fresh (empty) table from an image and rebuilds the (tenant, id) index and the owners of
+     * the sub-balance slots.
+     *
+     * @throws IllegalArgumentException when the image does not fit this table or is inconsistent.
+     */
+    public void restoreFrom(final StateImage image)
+    {
+        if (accountCount != 0)
+        {
+            throw new IllegalStateException("restore needs an empty account table");
+        }
+        final LongSection records = image.accountRecords();
+        final LongSection pairs = image.subBalancePairs();
+        final int accounts = records.length() / RECORD_LONGS;
+        final int subs = pairs.length() / 2;
+        if (records.length() % RECORD_LONGS != 0 || pairs.length() % 2 != 0 || accounts > accountsMax || subs > subBalancesMax)
+        {
+            throw new IllegalArgumentException("account image (" + records.length() + " record longs, " + pairs.length() +
+                " pair longs) does not fit " + accountsMax + " accounts and " + subBalancesMax + " sub-balances");
+        }
+        System.arraycopy(records.values(), 0, cells, RECORD_BASE, records.length());
+        System.arraycopy(pairs.values(), 0, cells, pairsBase, pairs.length());
+        int nextBase = 0;
+        for (int slot = 0; slot < accounts; slot++)
+        {
+            final int record = record(slot);
+            final int count = countOf(cells[record + SHAPE]);
+            if (cells[record + SUB_BASE] != nextBase || count < 1 || nextBase + count > subs)
+            {
+                throw new IllegalArgumentException("account image: slot " + slot + " has sub-balances out of sequence");
+            }
+            cells[record + TOUCHED] = 0;
+            for (int i = 0; i < count; i++)
+            {
+                subOwners[nextBase + i] = slot;
+            }
+            nextBase += count;
+        }
+        if (nextBase != subs)
+        {
+            throw new IllegalArgumentException("account image: " + subs + " sub-balances but accounts use " + nextBase);
+        }
+        slotByTenantAndId.rebuild(accounts);
+        accountCount = accounts;
+        subBalanceCount = subs;
     }
 
     /** Outcomes of {@link #checkDraw}. */

@@ -21,7 +21,12 @@ public enum CommandType
     /** Marks a hold whose outcome is not known: it no longer expires on its own. */
     MARK_HOLD_UNKNOWN(7),
     /** Advances journaled time: expires holds, idempotency keys, references and old transfers. */
-    TICK(8);
+    TICK(8),
+    /**
+     * Marks the point where a snapshot of the state is taken. It changes nothing but the journal position
+     * and time, so a snapshot taken here is the state after exactly the commands before it.
+     */
+    SNAPSHOT(9);
 
     private static final CommandType[] BY_CODE = new CommandType[16];
 
@@ -58,6 +63,6 @@ public enum CommandType
     /** @return true when the command changes business state and therefore carries an idempotency key. */
     public boolean isKeyed()
     {
-        return this != TICK;
+        return this != TICK && this != SNAPSHOT;
     }
 }

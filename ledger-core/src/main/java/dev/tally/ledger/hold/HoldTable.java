@@ -2,6 +2,7 @@ package dev.tally.ledger.hold;
 
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.batch.UndoLog;
+import dev.tally.ledger.image.LongSection;
 import org.agrona.collections.Long2LongHashMap;
 
 /**
@@ -23,6 +24,11 @@ public final class HoldTable
     public static final byte FREE = 0;
     public static final byte ACTIVE = 1;
     public static final byte UNKNOWN = 2;
+    /**
+     * Longs per live hold in a snapshot image: journal index, time, tenant, account, amount, currency,
+     * deadline, status.
+     */
+    public static final int IMAGE_STRIDE = 8;
 
     private final int capacity;
     private final long[] indexes;
@@ -339,12 +345,104 @@ public final class HoldTable
         {
             if (statuses[slot] != FREE)
             {
-                final StateDigest one = new StateDigest().add(indexes[slot]).add(times[slot]).add(tenants[slot])
-                    .add(accounts[slot]).add(amounts[slot]).add(currencies[slot]).add(deadlinesNs[slot]).add(statuses[slot]);
-                sum += one.value();
+                sum += holdDigest(indexes[slot], times[slot], tenants[slot], accounts[slot], amounts[slot], currencies[slot],
+                    deadlinesNs[slot], statuses[slot]);
             }
         }
         digest.add(liveCount).add(unknownCount).add(sum);
+    }
+
+    /** Folds an image's holds exactly as {@link #digest} folds the table they were copied from. */
+    public static void digestImage(final LongSection image, final StateDigest digest)
+    {
+        final long[] v = image.values();
+        long sum = 0;
+        int unknown = 0;
+        for (int offset = 0; offset < image.length(); offset += IMAGE_STRIDE)
+        {
+            sum += holdDigest(v[offset], v[offset + 1], v[offset + 2], v[offset + 3], v[offset + 4], (int)v[offset + 5],
+                v[offset + 6], (byte)v[offset + 7]);
+            unknown += v[offset + 7] == UNKNOWN ? 1 : 0;
+        }
+        digest.add(image.length() / IMAGE_STRIDE).add(unknown).add(sum);
+    }
+
+    private static long holdDigest(
+        final long index, final long time, final long tenant, final long account, final long amount, final int currency,
+        final long deadlineNs, final byte status)
+    {
+        return new StateDigest().add(index).add(time).add(tenant).add(account).add(amount).add(currency).add(deadlineNs)
+            .add(status).value();
+    }
+
+    /**
+     * Copies every live hold, in slot order, into {@code image}: one pass over the slot statuses (a byte
+     * per slot) and {@link #IMAGE_STRIDE} longs per live hold.
+     */
+    public void copyTo(final LongSection image)
+    {
+        final int length = liveCount * IMAGE_STRIDE;
+        final long[] v = image.resize(length);
+        int offset = 0;
+        for (int slot = 0; slot < capacity && offset < length; slot++)
+        {
+            if (statuses[slot] != FREE)
+            {
+                v[offset] = indexes[slot];
+                v[offset + 1] = times[slot];
+                v[offset + 2] = tenants[slot];
+                v[offset + 3] = accounts[slot];
+                v[offset + 4] = amounts[slot];
+                v[offset + 5] = currencies[slot];
+                v[offset + 6] = deadlinesNs[slot];
+                v[offset + 7] = statuses[slot];
+                offset += IMAGE_STRIDE;
+            }
+        }
+    }
+
+    /**
+     * Fills this fresh (empty) table from an image: each hold takes the next free slot, active ones enter
+     * the expiry heap. Slots differ from the imaged table's; nothing observable depends on them.
+     */
+    public void restoreFrom(final LongSection image)
+    {
+        if (liveCount != 0)
+        {
+            throw new IllegalStateException("restore needs an empty hold table");
+        }
+        if (image.length() % IMAGE_STRIDE != 0 || image.length() / IMAGE_STRIDE > capacity)
+        {
+            throw new IllegalArgumentException("hold image of " + image.length() + " longs does not fit " + capacity + " holds");
+        }
+        final long[] v = image.values();
+        for (int offset = 0; offset < image.length(); offset += IMAGE_STRIDE)
+        {
+            final byte status = (byte)v[offset + 7];
+            if (status != ACTIVE && status != UNKNOWN)
+            {
+                throw new IllegalArgumentException("hold image: status " + status + " is not live");
+            }
+            final int slot = freeSlots[--freeCount];
+            indexes[slot] = v[offset];
+            times[slot] = v[offset + 1];
+            tenants[slot] = v[offset + 2];
+            accounts[slot] = v[offset + 3];
+            amounts[slot] = v[offset + 4];
+            currencies[slot] = (int)v[offset + 5];
+            deadlinesNs[slot] = v[offset + 6];
+            statuses[slot] = status;
+            slotByIndex.put(indexes[slot], slot);
+            liveCount++;
+            if (status == ACTIVE)
+            {
+                heapInsert(slot);
+            }
+            else
+            {
+                unknownCount++;
+            }
+        }
     }
 
     /** Visits live holds in slot order (snapshots). */

@@ -156,6 +156,23 @@ public final class Digest128Index
     }
 
     /**
+     * Indexes values {@code [0, count)} of an empty index, reading each digest from the owner's array:
+     * how a table restored from a snapshot image rebuilds its index.
+     */
+    public void rebuild(final int count)
+    {
+        if (size != 0 || count > capacity)
+        {
+            throw new IllegalStateException("rebuild needs an empty index and at most " + capacity + " values, got " + count);
+        }
+        for (int value = 0; value < count; value++)
+        {
+            final int at = digestBase + value * digestStride;
+            put(digests[at + hiOffset], digests[at + loOffset], value);
+        }
+    }
+
+    /**
      * Removes the digest stored with {@code value}: a match on the bucket alone, so the owner's array is
      * not read (it may already be reused).
      *

@@ -2,6 +2,8 @@ package dev.tally.ledger.idempotency;
 
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.image.LongSection;
+import dev.tally.ledger.image.RingCopy;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
 
@@ -198,15 +200,39 @@ public final class IdempotencyTable
     /** Folds every stored key, oldest first, into the digest. */
     public void digest(final StateDigest digest)
     {
-        digest.add(size());
-        for (long seq = head; seq < tail; seq++)
+        digest.addRing(ring, STRIDE, headPosition, size(), capacity);
+    }
+
+    /** Folds an image's keys exactly as {@link #digest} folds the table they were copied from. */
+    public static void digestImage(final LongSection image, final StateDigest digest)
+    {
+        final int size = image.length() / STRIDE;
+        digest.addRing(image.values(), STRIDE, 0, size, Math.max(1, size));
+    }
+
+    /** Copies every stored key and result, oldest first, into {@code image}: at most two array copies. */
+    public void copyTo(final LongSection image)
+    {
+        RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(size() * STRIDE));
+    }
+
+    /**
+     * Fills this fresh (empty) table from an image, oldest key at ring position 0, and rebuilds the index.
+     *
+     * @throws IllegalArgumentException when the image does not fit this table.
+     */
+    public void restoreFrom(final LongSection image)
+    {
+        if (tail != head)
         {
-            final int offset = (int)(seq % capacity) * STRIDE;
-            for (int i = 0; i < STRIDE; i++)
-            {
-                digest.add(ring[offset + i]);
-            }
+            throw new IllegalStateException("restore needs an empty idempotency table");
         }
+        final int size = RingCopy.copyIn("idempotency", image, ring, STRIDE, capacity);
+        index.rebuild(size);
+        head = 0;
+        tail = size;
+        headPosition = 0;
+        tailPosition = size == capacity ? 0 : size;
     }
 
     /** Visits every stored key, oldest first (snapshots). */

@@ -2,6 +2,8 @@ package dev.tally.ledger.transfer;
 
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.idempotency.Digest128Index;
+import dev.tally.ledger.image.LongSection;
+import dev.tally.ledger.image.RingCopy;
 
 /**
  * The second line of defence: a transfer reference is unique per tenant. A ring of (reference digest,
@@ -114,14 +116,34 @@ public final class ReferenceTable
 
     public void digest(final StateDigest digest)
     {
-        digest.add(size());
-        for (long seq = head; seq < tail; seq++)
+        digest.addRing(ring, STRIDE, headPosition, size(), capacity);
+    }
+
+    /** Folds an image's references exactly as {@link #digest} folds the table they were copied from. */
+    public static void digestImage(final LongSection image, final StateDigest digest)
+    {
+        final int size = image.length() / STRIDE;
+        digest.addRing(image.values(), STRIDE, 0, size, Math.max(1, size));
+    }
+
+    /** Copies every reference, oldest first, into {@code image}: at most two array copies. */
+    public void copyTo(final LongSection image)
+    {
+        RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(size() * STRIDE));
+    }
+
+    /** Fills this fresh (empty) table from an image and rebuilds the index. */
+    public void restoreFrom(final LongSection image)
+    {
+        if (tail != head)
         {
-            final int offset = (int)(seq % capacity) * STRIDE;
-            for (int i = 0; i < STRIDE; i++)
-            {
-                digest.add(ring[offset + i]);
-            }
+            throw new IllegalStateException("restore needs an empty reference table");
         }
+        final int size = RingCopy.copyIn("reference", image, ring, STRIDE, capacity);
+        index.rebuild(size);
+        head = 0;
+        tail = size;
+        headPosition = 0;
+        tailPosition = size == capacity ? 0 : size;
     }
 }

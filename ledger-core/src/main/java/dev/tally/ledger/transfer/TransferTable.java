@@ -2,6 +2,8 @@ package dev.tally.ledger.transfer;
 
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
+import dev.tally.ledger.image.RingCopy;
+import dev.tally.ledger.image.StateImage;
 
 /**
  * Recent transfers, kept in memory for reversal and reads for a window of journaled time; older ones
@@ -249,10 +251,26 @@ public final class TransferTable
     /** Folds every transfer, oldest first, into the digest. */
     public void digest(final StateDigest digest)
     {
-        digest.add(size());
-        for (long seq = head; seq < tail; seq++)
+        digest(ring, referenceLos, references, headPosition, size(), capacity, digest);
+    }
+
+    /** Folds an image's transfers exactly as {@link #digest} folds the table they were copied from. */
+    public static void digestImage(final StateImage image, final StateDigest digest)
+    {
+        final int size = image.transfers().length() / STRIDE;
+        digest(image.transfers().values(), image.transferReferenceLos().values(), image.transferReferenceText().values(), 0, size,
+            Math.max(1, size), digest);
+    }
+
+    private static void digest(
+        final long[] ring, final long[] referenceLos, final byte[] references, final int headPosition, final int size,
+        final int capacity, final StateDigest digest)
+    {
+        digest.add(size);
+        for (int n = 0; n < size; n++)
         {
-            final int position = (int)(seq % capacity);
+            final int ahead = headPosition + n;
+            final int position = ahead >= capacity ? ahead - capacity : ahead;
             final int offset = position * STRIDE;
             for (int i = 0; i < STRIDE; i++)
             {
@@ -260,10 +278,43 @@ public final class TransferTable
             }
             digest.add(referenceLos[position]);
             final int base = position * LedgerLimits.REFERENCE_LENGTH_MAX;
-            for (int i = 0; i < referenceLength(position); i++)
+            final int referenceLength = (int)(ring[offset + PACKED] >>> 40);
+            for (int i = 0; i < referenceLength; i++)
             {
                 digest.add(references[base + i]);
             }
         }
+    }
+
+    /** Copies every transfer kept, oldest first, into the image: its fields, reference digests and texts. */
+    public void copyTo(final StateImage image)
+    {
+        final int size = size();
+        RingCopy.copyOut(ring, STRIDE, headPosition, size, capacity, image.transfers().resize(size * STRIDE));
+        RingCopy.copyOut(referenceLos, 1, headPosition, size, capacity, image.transferReferenceLos().resize(size));
+        RingCopy.copyOut(references, LedgerLimits.REFERENCE_LENGTH_MAX, headPosition, size, capacity,
+            image.transferReferenceText().resize(size * LedgerLimits.REFERENCE_LENGTH_MAX));
+    }
+
+    /** Fills this fresh (empty) table from an image, oldest transfer at ring position 0. */
+    public void restoreFrom(final StateImage image)
+    {
+        if (tail != head)
+        {
+            throw new IllegalStateException("restore needs an empty transfer table");
+        }
+        final int size = RingCopy.entries("transfer", image.transfers().length(), STRIDE, capacity);
+        if (image.transferReferenceLos().length() != size ||
+            image.transferReferenceText().length() != size * LedgerLimits.REFERENCE_LENGTH_MAX)
+        {
+            throw new IllegalArgumentException("transfer image: reference sections do not match " + size + " transfers");
+        }
+        System.arraycopy(image.transfers().values(), 0, ring, 0, size * STRIDE);
+        System.arraycopy(image.transferReferenceLos().values(), 0, referenceLos, 0, size);
+        System.arraycopy(image.transferReferenceText().values(), 0, references, 0, size * LedgerLimits.REFERENCE_LENGTH_MAX);
+        head = 0;
+        tail = size;
+        headPosition = 0;
+        tailPosition = size == capacity ? 0 : size;
     }
 }

@@ -1,0 +1,91 @@
+package dev.tally.gateway.cli;
+
+import dev.tally.journal.JournalReader;
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.image.StateImage;
+import dev.tally.snapshotter.JournalPruner;
+import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.RecoveredLedger;
+import dev.tally.snapshotter.SnapshotConfig;
+import dev.tally.snapshotter.SnapshotDirectory;
+import dev.tally.snapshotter.SnapshotFormat;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+
+/**
+ * {@code tally snapshot}: takes a snapshot offline. Rebuilds the ledger (from the newest valid snapshot
+ * and the journal after it), then writes a snapshot at the journal's last index, exactly as the server's
+ * snapshotter would: the next {@code tally serve} starts from it. Exits 3 without writing when the
+ * journal ends inside a batch (a running server still writing it, or a crash the server has not yet
+ * settled): a snapshot there could hold half a unit the server will complete differently.
+ */
+@CommandLine.Command(name = "snapshot", mixinStandardHelpOptions = true,
+    description = "Replay the journal offline and write a snapshot at its last index.")
+public final class SnapshotCommand implements Callable<Integer>
+{
+    @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,
+        description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
+    int retainCount;
+
+    @CommandLine.Option(names = "--prune-journal",
+        description = "Then delete journal cycle files entirely before the oldest snapshot kept. Server stopped; archive them first.")
+    boolean pruneJournal;
+
+    @CommandLine.Mixin
+    LedgerOptions ledgerOptions = new LedgerOptions();
+
+    @Override
+    public Integer call() throws IOException
+    {
+        final long startNs = System.nanoTime();
+        final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retainCount);
+        final Path journalDir = dataDir.resolve("journal");
+        final RecoveredLedger recovered;
+        try (JournalReader reader = JournalReader.open(journalDir))
+        {
+            recovered = LedgerRecovery.recover(snapshots, reader::replay, ledgerOptions.toConfig(), Long.MAX_VALUE, (l, c) -> { });
+        }
+        final Ledger ledger = recovered.ledger();
+        if (recovered.endedInsideBatch())
+        {
+            System.out.println("snapshot: NOT TAKEN, the journal ends inside a batch at index " + ledger.lastJournalIndex() +
+                " (a server is writing it, or crashed mid-batch and has not restarted yet)");
+            return 3;
+        }
+        if (ledger.lastJournalIndex() == 0)
+        {
+            System.out.println("snapshot: nothing to take, the journal is empty");
+            return 0;
+        }
+        final Path file;
+        if (Files.exists(snapshots.fileFor(ledger.lastJournalIndex())))
+        {
+            file = snapshots.fileFor(ledger.lastJournalIndex());
+            System.out.println("snapshot: already taken at journal index " + ledger.lastJournalIndex() + ": " + file);
+        }
+        else
+        {
+            final StateImage image = new StateImage();
+            ledger.copyTo(image);
+            final long stateHash = image.stateHash();
+            file = snapshots.write(image, stateHash, new SnapshotFormat());
+            System.out.printf("snapshot: journal index %d, state hash %016x, %d bytes, %s (%d ms, replayed %d commands after index %d)%n",
+                ledger.lastJournalIndex(), stateHash, Files.size(file), file, (System.nanoTime() - startNs) / 1_000_000,
+                recovered.replay().deliveredCount(), recovered.snapshotIndex());
+        }
+        if (pruneJournal)
+        {
+            final List<Path> deleted = JournalPruner.prune(journalDir, snapshots.oldestIndex());
+            System.out.println("snapshot: pruned " + deleted.size() + " journal file(s) before journal index " + snapshots.oldestIndex() +
+                (deleted.isEmpty() ? "" : ": " + deleted));
+        }
+        return 0;
+    }
+}

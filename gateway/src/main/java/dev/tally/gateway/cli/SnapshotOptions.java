@@ -1,0 +1,29 @@
+package dev.tally.gateway.cli;
+
+import dev.tally.snapshotter.SnapshotConfig;
+import picocli.CommandLine;
+
+/** When {@code tally serve} takes snapshots and how many it keeps (docs/SNAPSHOTS.md). */
+public final class SnapshotOptions
+{
+    @CommandLine.Option(names = "--snapshot-every-commands", defaultValue = "" + SnapshotConfig.EVERY_COMMANDS_DEFAULT,
+        description = "Take a snapshot after this many journaled commands (default: ${DEFAULT-VALUE}).")
+    long everyCommands;
+
+    @CommandLine.Option(names = "--snapshot-interval-ms", defaultValue = "" + SnapshotConfig.INTERVAL_MS_DEFAULT,
+        description = "... or this long after the last one, when anything was journaled since (default: ${DEFAULT-VALUE}).")
+    long intervalMs;
+
+    @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,
+        description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
+    int retainCount;
+
+    @CommandLine.Option(names = "--no-snapshots", description = "Neither take nor load snapshots: restart replays the whole journal.")
+    boolean disabled;
+
+    /** @return the validated snapshot configuration. */
+    public SnapshotConfig toConfig()
+    {
+        return new SnapshotConfig(!disabled, everyCommands, intervalMs, retainCount);
+    }
+}

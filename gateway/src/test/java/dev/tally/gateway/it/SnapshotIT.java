@@ -1,0 +1,120 @@
+package dev.tally.gateway.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.server.ServerConfig;
+import dev.tally.gateway.server.TallyServer;
+import dev.tally.journal.Durability;
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.snapshotter.SnapshotConfig;
+import dev.tally.snapshotter.SnapshotDirectory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Snapshots through the real server and command line: a snapshot taken on request while serving, a
+ * restart that starts from it and replays stored replies byte for byte, {@code tally replay} from scratch
+ * and from the snapshot printing the same state hash, and {@code tally snapshot} offline.
+ */
+class SnapshotIT
+{
+    private static final String TRY = TallyClient.TRY;
+    /** What {@code TallyProcess.CAPACITIES} give the command line: the snapshot is only valid for the same. */
+    private static final LedgerConfig LEDGER = new LedgerConfig(1_000, 4_000, 200_000, 200_000, 200_000, 1_000,
+        LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, 10_000);
+    private static final SnapshotConfig ON_REQUEST_ONLY = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3);
+
+    @TempDir
+    Path dataDir;
+
+    private final Map<String, Reply> stored = new LinkedHashMap<>();
+    private final Map<String, String> bodies = new LinkedHashMap<>();
+
+    @Test
+    void shouldRestartFromASnapshotIntoTheSameStateAndReplayEveryStoredReplyByteForByte() throws Exception
+    {
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LEDGER, Servers.withoutTicks(), HttpLimits.defaults());
+        final long snapshotIndex;
+        try (TallyServer first = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            final TallyClient client = Servers.client(first);
+            assertEquals(201, client.createAccount(1, TRY, false).status());
+            assertEquals(201, client.createAccount(2, TRY, true).status());
+            assertEquals(201, client.createAccount(3, TRY, true).status());
+            transfers(client, "before-", 20);
+            first.snapshotter().requestNow();
+            snapshotIndex = awaitSnapshot(first);
+            // After the snapshot: the restart must replay these from the journal.
+            transfers(client, "after-", 20);
+            assertEquals(422, send(client, "overdraw", TallyClient.transferJson(2, 3, "1000000.00", TRY, null)).status());
+        }
+
+        final TallyCli.Run fromScratch = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json");
+        final TallyCli.Run fromSnapshot = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json", "--from-snapshot");
+        assertEquals(0, fromScratch.exitCode(), fromScratch.output());
+        assertEquals(0, fromScratch.snapshotIndex());
+        assertEquals(snapshotIndex, fromSnapshot.snapshotIndex(), fromSnapshot.output());
+        assertEquals(fromScratch.stateHash(), fromSnapshot.stateHash(), "replay from scratch and from the snapshot");
+
+        try (TallyServer second = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            assertEquals(snapshotIndex, second.snapshotter().writtenIndex(), "started from the snapshot");
+            assertEquals(22, second.replayResult().deliveredCount(), "the snapshot's own record, then the 21 commands after it");
+            final TallyClient client = Servers.client(second);
+            for (final Map.Entry<String, Reply> first : stored.entrySet())
+            {
+                final Reply retry = client.post("/v1/transfers", first.getKey(), bodies.get(first.getKey()));
+                assertEquals(first.getValue().status(), retry.status(), first.getKey());
+                assertTrue(retry.replayed(), () -> first.getKey() + " replayed after the restart: " + retry);
+                assertEquals(first.getValue().body(), retry.body(), () -> first.getKey() + " replays byte for byte");
+            }
+            assertEquals(201, client.transfer("new-after-restart", 1, 2, "1.00", TRY, null).status());
+        }
+
+        final TallyCli.Run offline = TallyCli.run("snapshot", "--data-dir", dataDir.toString());
+        assertEquals(0, offline.exitCode(), offline.output());
+        final TallyCli.Run scratch = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json");
+        final TallyCli.Run snapshot = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json", "--from-snapshot");
+        assertEquals(scratch.stateHash(), snapshot.stateHash(), "after an offline snapshot");
+        assertTrue(snapshot.snapshotIndex() > snapshotIndex, "replay starts from the offline snapshot: " + snapshot.output());
+    }
+
+    private void transfers(final TallyClient client, final String prefix, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final Reply reply = send(client, prefix + i, TallyClient.transferJson(1, 2 + i % 2, (i + 1) + ".50", TRY, prefix + "ref-" + i));
+            assertEquals(201, reply.status(), reply::toString);
+        }
+    }
+
+    private Reply send(final TallyClient client, final String key, final String body)
+    {
+        final Reply reply = client.post("/v1/transfers", key, body);
+        stored.put(key, reply);
+        bodies.put(key, body);
+        return reply;
+    }
+
+    private long awaitSnapshot(final TallyServer server) throws IOException, InterruptedException
+    {
+        final SnapshotDirectory snapshots = SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir));
+        final long deadlineNs = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadlineNs)
+        {
+            if (!snapshots.list().isEmpty())
+            {
+                return snapshots.list().get(0).journalIndex();
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no snapshot written within 10 s, snapshotter at " + server.snapshotter().writtenIndex());
+    }
+}

@@ -1,0 +1,145 @@
+package dev.tally.ledger;
+
+import static dev.tally.ledger.ResultAssertions.assertSameBody;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tally.ledger.LedgerModelTest.Action;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.effect.EffectLog;
+import dev.tally.ledger.image.StateImage;
+import dev.tally.ledger.result.Result;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The snapshot property, in memory: run a random journal (the model test's generator: every command
+ * type, retries, reused keys, atomic and plain batches, ticks that expire keys and holds), copy the
+ * ledger into a {@link StateImage} at a random unit boundary, restore a fresh ledger from it, then apply
+ * the rest of the journal to both. Every result body, every unit's effects and the state hash after
+ * every command must be the same: restore + replay is indistinguishable from never stopping.
+ */
+class LedgerSnapshotSymmetryTest
+{
+    private static final LedgerConfig CONFIG = LedgerModelTest.CONFIG;
+
+    @Property(tries = 300, edgeCases = EdgeCasesMode.NONE)
+    void shouldBehaveAfterRestoreExactlyAsWithoutInterruption(
+        @ForAll("sequences") final List<Action> actions, @ForAll @IntRange(min = 0, max = 1_000_000) final int cutSeed)
+    {
+        final List<Command> journal = journalOf(actions);
+        final Ledger original = new Ledger(CONFIG);
+        final int cutAfter = cutSeed % (journal.size() + 1);
+        int next = 0;
+        while (next < journal.size() && (next < cutAfter || original.isInsideBatch()))
+        {
+            original.apply(journal.get(next++));
+        }
+        final StateImage image = new StateImage();
+        original.copyTo(image);
+        assertEquals(original.stateHash(), image.stateHash(), "image hash at the cut");
+        final Ledger restored = Ledger.restore(CONFIG, image);
+        assertEquals(original.stateHash(), restored.stateHash(), "restored hash at the cut");
+
+        for (; next < journal.size(); next++)
+        {
+            final Command c = journal.get(next);
+            original.apply(c);
+            restored.apply(c);
+            if (c.isLastOfBatch())
+            {
+                for (int position = 0; position < c.batchSize; position++)
+                {
+                    assertSameBody(original.result(position), restored.result(position));
+                    assertEquals(original.result(position).replayed, restored.result(position).replayed);
+                }
+                assertSameEffects(original.effects(), restored.effects());
+            }
+            assertEquals(original.stateHash(), restored.stateHash(), "state hash after journal index " + c.journalIndex);
+        }
+        original.endReplay();
+        restored.endReplay();
+        assertEquals(original.stateHash(), restored.stateHash(), "state hash at the end");
+
+        // The same image object, reused for a second, bigger state: no stale values from the first copy.
+        original.copyTo(image);
+        assertEquals(original.stateHash(), Ledger.restore(CONFIG, image).stateHash(), "hash after reusing the image");
+    }
+
+    @Provide
+    Arbitrary<List<Action>> sequences()
+    {
+        return new LedgerModelTest().sequences();
+    }
+
+    @Test
+    void shouldChangeNothingButThePositionOnSnapshotCommand()
+    {
+        final Ledger ledger = new Ledger(CONFIG);
+        final Command snapshot = new Command();
+        snapshot.type = CommandType.SNAPSHOT;
+        snapshot.journalIndex = 7;
+        snapshot.timestampNs = 1_000;
+        final Result result = ledger.apply(snapshot);
+        assertEquals(dev.tally.ledger.result.ResultCode.OK, result.code);
+        final Ledger expected = new Ledger(CONFIG);
+        final StateImage image = new StateImage();
+        expected.copyTo(image);
+        image.position(7, 1_000, 1, 0);
+        assertEquals(image.stateHash(), ledger.stateHash());
+    }
+
+    @Test
+    void shouldRefuseToRestoreIntoAnotherConfiguration()
+    {
+        final StateImage image = new StateImage();
+        new Ledger(CONFIG).copyTo(image);
+        final LedgerConfig other = CONFIG.withRetention(1, 1, 1);
+        assertThrows(IllegalArgumentException.class, () -> Ledger.restore(other, image));
+    }
+
+    /** Runs the actions through the model test's checked run and returns every command it applied. */
+    private static List<Command> journalOf(final List<Action> actions)
+    {
+        final LedgerModelTest.Run run = new LedgerModelTest.Run();
+        run.preamble();
+        for (final Action action : actions)
+        {
+            run.execute(action);
+        }
+        return run.journal;
+    }
+
+    private static void assertSameEffects(final EffectLog expected, final EffectLog actual)
+    {
+        assertEquals(expected.entryCount(), actual.entryCount(), "entries");
+        for (int i = 0; i < expected.entryCount(); i++)
+        {
+            assertEquals(expected.entryCommandIndex(i), actual.entryCommandIndex(i));
+            assertEquals(expected.entryAccount(i), actual.entryAccount(i));
+            assertEquals(expected.entryAmount(i), actual.entryAmount(i));
+            assertEquals(expected.entryTransferIndex(i), actual.entryTransferIndex(i));
+        }
+        assertEquals(expected.balanceCount(), actual.balanceCount(), "balances");
+        for (int i = 0; i < expected.balanceCount(); i++)
+        {
+            assertEquals(expected.balanceAccount(i), actual.balanceAccount(i));
+            assertEquals(expected.balanceSub(i), actual.balanceSub(i));
+            assertEquals(expected.balancePosted(i), actual.balancePosted(i));
+            assertEquals(expected.balanceHeld(i), actual.balanceHeld(i));
+        }
+        assertEquals(expected.eventCount(), actual.eventCount(), "events");
+        for (int i = 0; i < expected.eventCount(); i++)
+        {
+            assertEquals(expected.eventType(i), actual.eventType(i));
+            assertEquals(expected.eventSubject(i), actual.eventSubject(i));
+        }
+    }
+}

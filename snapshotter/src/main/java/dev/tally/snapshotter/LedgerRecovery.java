@@ -1,0 +1,160 @@
+package dev.tally.snapshotter;
+
+import dev.tally.journal.ReplayResult;
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.image.StateImage;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restart = newest valid snapshot + replay of the journal after it. Candidates are tried newest first:
+ * <ol>
+ *   <li>skipped when its index is above {@code snapshotIndexMax} (PostgreSQL's watermark: the commands
+ *   between it and the snapshot must be replayed for the read model to receive them);</li>
+ *   <li>read and checked ({@link SnapshotFormat}): a corrupt or truncated file is set aside with a WARN
+ *   and the previous one is tried;</li>
+ *   <li>skipped when it was taken with another ledger configuration;</li>
+ *   <li>restored, and its state hash compared with the one it was written with;</li>
+ *   <li>matched against the journal: the record at the snapshot's index must exist and carry the
+ *   snapshot's journaled time (a snapshot from another journal, or one whose journal tail was lost in a
+ *   power cut, fails here);</li>
+ *   <li>the journal after it is replayed into the restored ledger.</li>
+ * </ol>
+ * No valid snapshot: a full replay from the journal's start.
+ */
+public final class LedgerRecovery
+{
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerRecovery.class);
+
+    private LedgerRecovery()
+    {
+    }
+
+    /**
+     * @param snapshots        the snapshot folder, or null to replay the whole journal.
+     * @param journal          the journal to replay.
+     * @param config           the ledger's configuration.
+     * @param snapshotIndexMax the newest snapshot index usable ({@code Long.MAX_VALUE}: any).
+     * @param onApplied        called after each replayed command is applied (feeds the read model).
+     */
+    public static RecoveredLedger recover(
+        final SnapshotDirectory snapshots, final ReplaySource journal, final LedgerConfig config, final long snapshotIndexMax,
+        final BiConsumer<Ledger, Command> onApplied) throws IOException
+    {
+        if (snapshots != null)
+        {
+            final SnapshotFormat format = new SnapshotFormat();
+            final StateImage image = new StateImage();
+            for (final SnapshotDirectory.SnapshotFile file : snapshots.list())
+            {
+                if (file.journalIndex() > snapshotIndexMax)
+                {
+                    LOG.info("snapshot {} is past PostgreSQL's watermark {}: an older start point is needed", file.path(), snapshotIndexMax);
+                    continue;
+                }
+                final RecoveredLedger recovered = tryFrom(snapshots, file, format, image, journal, config, onApplied);
+                if (recovered != null)
+                {
+                    return recovered;
+                }
+            }
+        }
+        final long startNs = System.nanoTime();
+        final Ledger ledger = new Ledger(config);
+        final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
+        final boolean insideBatch = ledger.isInsideBatch();
+        ledger.endReplay();
+        return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000, insideBatch);
+    }
+
+    private static RecoveredLedger tryFrom(
+        final SnapshotDirectory snapshots, final SnapshotDirectory.SnapshotFile file, final SnapshotFormat format,
+        final StateImage image, final ReplaySource journal, final LedgerConfig config, final BiConsumer<Ledger, Command> onApplied)
+        throws IOException
+    {
+        final long loadStartNs = System.nanoTime();
+        LOG.info("loading snapshot {}", file.path());
+        final SnapshotHeader header;
+        try (FileChannel in = FileChannel.open(file.path(), StandardOpenOption.READ))
+        {
+            header = format.read(in, image);
+        }
+        catch (final SnapshotCorruptException ex)
+        {
+            LOG.warn("snapshot {} is corrupt ({}): set aside, trying the previous one", file.path(), ex.getMessage());
+            snapshots.reject(file);
+            return null;
+        }
+        SnapshotFaults.pause(SnapshotFaults.LOAD_PAUSE_MS);
+        if (header.lastJournalIndex() != file.journalIndex() || header.lastJournalIndex() < 1)
+        {
+            LOG.warn("snapshot {} holds journal index {}, not the one its name says: set aside", file.path(), header.lastJournalIndex());
+            snapshots.reject(file);
+            return null;
+        }
+        if (!config.equals(image.config()))
+        {
+            LOG.warn("snapshot {} was taken with another ledger configuration ({}): skipped", file.path(), image.config());
+            return null;
+        }
+        final Ledger ledger;
+        try
+        {
+            ledger = Ledger.restore(config, image);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("snapshot {} does not restore ({}): set aside", file.path(), ex.toString());
+            snapshots.reject(file);
+            return null;
+        }
+        if (ledger.stateHash() != header.stateHash())
+        {
+            LOG.warn("snapshot {} restores to state hash {}, written with {}: set aside", file.path(),
+                Long.toHexString(ledger.stateHash()), Long.toHexString(header.stateHash()));
+            snapshots.reject(file);
+            return null;
+        }
+        final long loadMs = (System.nanoTime() - loadStartNs) / 1_000_000;
+        final long replayStartNs = System.nanoTime();
+        final SnapshotAnchor anchor = new SnapshotAnchor(header);
+        final ReplayResult replay;
+        try
+        {
+            // From the index before the snapshot's, to see the record the snapshot was taken at.
+            replay = journal.replay(header.lastJournalIndex() - 1, command ->
+            {
+                if (anchor.accept(command))
+                {
+                    apply(ledger, command, onApplied);
+                }
+            });
+        }
+        catch (final SnapshotAnchor.MismatchException ex)
+        {
+            LOG.warn("snapshot {} does not match the journal ({}): skipped", file.path(), ex.getMessage());
+            return null;
+        }
+        if (!anchor.found())
+        {
+            LOG.warn("snapshot {} is at journal index {} but the journal ends before it: skipped", file.path(), header.lastJournalIndex());
+            return null;
+        }
+        final boolean insideBatch = ledger.isInsideBatch();
+        ledger.endReplay();
+        return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), replay, loadMs,
+            (System.nanoTime() - replayStartNs) / 1_000_000, insideBatch);
+    }
+
+    private static void apply(final Ledger ledger, final Command command, final BiConsumer<Ledger, Command> onApplied)
+    {
+        ledger.apply(command);
+        onApplied.accept(ledger, command);
+    }
+}

@@ -1,0 +1,42 @@
+package dev.tally.snapshotter;
+
+/**
+ * When snapshots are taken and how many are kept, validated once at start-up.
+ *
+ * @param enabled          false: no snapshot is taken or loaded (restart replays the whole journal).
+ * @param everyCommands    take one after this many journaled commands since the last.
+ * @param intervalMs       ... or after this much wall time, when anything was journaled since the last.
+ * @param retainCount      snapshots kept on disk (the newest ones).
+ */
+public record SnapshotConfig(boolean enabled, long everyCommands, long intervalMs, int retainCount)
+{
+    public static final long EVERY_COMMANDS_DEFAULT = 5_000_000;
+    public static final long INTERVAL_MS_DEFAULT = 10 * 60 * 1000;
+    public static final int RETAIN_COUNT_DEFAULT = 3;
+
+    public SnapshotConfig
+    {
+        if (everyCommands < 1)
+        {
+            throw new IllegalArgumentException("snapshot every N commands must be >= 1, was " + everyCommands);
+        }
+        if (intervalMs < 1)
+        {
+            throw new IllegalArgumentException("snapshot interval must be >= 1 ms, was " + intervalMs);
+        }
+        if (retainCount < 1)
+        {
+            throw new IllegalArgumentException("snapshots to retain must be >= 1, was " + retainCount);
+        }
+    }
+
+    public static SnapshotConfig defaults()
+    {
+        return new SnapshotConfig(true, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT);
+    }
+
+    public static SnapshotConfig disabled()
+    {
+        return new SnapshotConfig(false, EVERY_COMMANDS_DEFAULT, INTERVAL_MS_DEFAULT, RETAIN_COUNT_DEFAULT);
+    }
+}

@@ -1,0 +1,200 @@
+package dev.tally.snapshotter;
+
+import dev.tally.ledger.image.StateImage;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The folder of snapshot files: {@code snapshot-<journal index, 20 digits>.tsnap}, so that names sort
+ * by index. A file appears under its final name only once it is complete and on disk:
+ * <ol>
+ *   <li>write {@code .snapshot-<index>.tmp} and {@code FileChannel.force} it;</li>
+ *   <li>rename it to its final name ({@code ATOMIC_MOVE}: the name points at the old file or the new one,
+ *   never at half of one);</li>
+ *   <li>{@code fsync} the directory, so that the rename itself survives a power loss;</li>
+ *   <li>delete all but the newest {@code retainCount} snapshots, oldest first.</li>
+ * </ol>
+ * A crash before 2 leaves a temporary file, deleted by the next {@link #open}; a crash after 2 leaves a
+ * complete snapshot. A file that fails its checks on load is renamed {@code *.rejected} (kept for
+ * inspection, never picked again).
+ */
+public final class SnapshotDirectory
+{
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotDirectory.class);
+    private static final Pattern NAME = Pattern.compile("snapshot-(\\d{20})\\.tsnap");
+    private static final String TEMP_PREFIX = ".snapshot-";
+
+    private final Path directory;
+    private final int retainCount;
+    private final boolean writable;
+
+    private SnapshotDirectory(final Path directory, final int retainCount, final boolean writable)
+    {
+        this.directory = directory;
+        this.retainCount = retainCount;
+        this.writable = writable;
+    }
+
+    /**
+     * A snapshot folder for a tool that only reads it ({@code tally replay --from-snapshot}): nothing is
+     * created, deleted or renamed, so it is safe next to a running server.
+     */
+    public static SnapshotDirectory forReading(final Path directory)
+    {
+        return new SnapshotDirectory(directory, Integer.MAX_VALUE, false);
+    }
+
+    /**
+     * Opens (creating it when absent) a snapshot folder and deletes temporary files a crash left behind.
+     *
+     * @param retainCount snapshots kept after each write, at least 1.
+     */
+    public static SnapshotDirectory open(final Path directory, final int retainCount) throws IOException
+    {
+        if (retainCount < 1)
+        {
+            throw new IllegalArgumentException("snapshots to retain must be >= 1, was " + retainCount);
+        }
+        Files.createDirectories(directory);
+        try (Stream<Path> files = Files.list(directory))
+        {
+            for (final Path file : (Iterable<Path>)files::iterator)
+            {
+                if (file.getFileName().toString().startsWith(TEMP_PREFIX))
+                {
+                    LOG.info("deleting unfinished snapshot {}", file);
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+        return new SnapshotDirectory(directory, retainCount, true);
+    }
+
+    /** @return where a server's snapshots live: {@code <data dir>/snapshots}. */
+    public static Path inDataDir(final Path dataDir)
+    {
+        return dataDir.resolve("snapshots");
+    }
+
+    public Path path()
+    {
+        return directory;
+    }
+
+    /** @return the final name of the snapshot at {@code journalIndex}. */
+    public Path fileFor(final long journalIndex)
+    {
+        return directory.resolve(String.format("snapshot-%020d.tsnap", journalIndex));
+    }
+
+    /** @return every snapshot file with its journal index, newest first. */
+    public List<SnapshotFile> list() throws IOException
+    {
+        final List<SnapshotFile> found = new ArrayList<>();
+        if (!Files.isDirectory(directory))
+        {
+            return found;
+        }
+        try (Stream<Path> files = Files.list(directory))
+        {
+            for (final Path file : (Iterable<Path>)files::iterator)
+            {
+                final Matcher m = NAME.matcher(file.getFileName().toString());
+                if (m.matches())
+                {
+                    found.add(new SnapshotFile(file, Long.parseLong(m.group(1))));
+                }
+            }
+        }
+        found.sort(Comparator.comparingLong(SnapshotFile::journalIndex).reversed());
+        return found;
+    }
+
+    /**
+     * Writes the image as the snapshot at its journal index, durably (see the class comment), then applies
+     * retention.
+     *
+     * @return the snapshot file written.
+     */
+    public Path write(final StateImage image, final long stateHash, final SnapshotFormat format) throws IOException
+    {
+        if (!writable)
+        {
+            throw new IllegalStateException("snapshot folder opened for reading only: " + directory);
+        }
+        final long index = image.lastJournalIndex();
+        final Path temp = directory.resolve(TEMP_PREFIX + index + ".tmp");
+        try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE))
+        {
+            format.write(image, stateHash, out);
+            out.force(true);
+        }
+        SnapshotFaults.pause(SnapshotFaults.WRITE_PAUSE_MS);
+        final Path target = fileFor(index);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        forceDirectory();
+        retain();
+        return target;
+    }
+
+    /** Renames a snapshot that failed its checks out of the way: kept for inspection, never loaded again. */
+    public void reject(final SnapshotFile file)
+    {
+        if (!writable)
+        {
+            return;
+        }
+        try
+        {
+            Files.move(file.path(), file.path().resolveSibling(file.path().getFileName() + ".rejected"),
+                StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("could not set aside rejected snapshot {}", file.path(), ex);
+        }
+    }
+
+    /** @return the journal index of the oldest snapshot kept, or 0 when there is none. */
+    public long oldestIndex() throws IOException
+    {
+        final List<SnapshotFile> files = list();
+        return files.isEmpty() ? 0 : files.get(files.size() - 1).journalIndex();
+    }
+
+    private void retain() throws IOException
+    {
+        final List<SnapshotFile> files = list();
+        for (int i = files.size() - 1; i >= retainCount; i--)
+        {
+            Files.deleteIfExists(files.get(i).path());
+        }
+    }
+
+    /** Makes the directory's entries (a rename) durable: fsync on the directory itself. */
+    private void forceDirectory() throws IOException
+    {
+        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ))
+        {
+            dir.force(true);
+        }
+    }
+
+    /** One snapshot file and the journal index it was taken at. */
+    public record SnapshotFile(Path path, long journalIndex)
+    {
+    }
+}
