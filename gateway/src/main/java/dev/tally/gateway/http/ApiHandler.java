@@ -418,8 +418,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     }
 
     /** The ring is full: this 503 is written directly, since it cannot queue behind the work it refuses. */
-    private static void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
+    private void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
     {
+        metrics.recordRingFull();
         final ByteBuf body = ctx.alloc().buffer(256);
         HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive);
     }

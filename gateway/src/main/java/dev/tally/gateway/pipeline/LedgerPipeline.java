@@ -52,6 +52,18 @@ public final class LedgerPipeline implements AutoCloseable
         final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
         final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health)
     {
+        this(ledger, journal, responder, unitListener, config, health, StageMeters.NONE);
+    }
+
+    /**
+     * Builds and starts the pipeline, with the stages reporting their batches to {@code meters}.
+     *
+     * @param meters receives the journaler's and the business thread's per-batch timings.
+     */
+    public LedgerPipeline(
+        final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
+        final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health, final StageMeters meters)
+    {
         config.validate();
         this.health = health;
 
@@ -65,8 +77,8 @@ public final class LedgerPipeline implements AutoCloseable
 
         // 3. journaler -> business thread -> responder, each gated on the one before.
         disruptor
-            .handleEventsWith(new JournalHandler(journal, health))
-            .then(new BusinessHandler(ledger, ring, health, unitListener))
+            .handleEventsWith(new JournalHandler(journal, health, meters))
+            .then(new BusinessHandler(ledger, ring, health, unitListener, meters))
             .then(responder.apply(ring));
 
         // 4. Start the threads, then the ticks that drive journaled time.

@@ -70,7 +70,7 @@ public final class TallyServer implements AutoCloseable
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
         pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), unitListener, config.pipeline(),
-            health);
+            health, metrics);
         metrics.bind(ledger, journal, pipeline.ring(), health);
         if (readModel != null)
         {
