@@ -7,6 +7,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Closes connections beyond the configured maximum as soon as they are accepted, and keeps the open ones in
@@ -17,6 +18,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
 {
     private final int connectionsMax;
     private final AtomicInteger open = new AtomicInteger();
+    private final LongAdder refused = new LongAdder();
     /** Open connections; a closed channel leaves the group by itself. */
     private final ChannelGroup connections = new DefaultChannelGroup("tally-connections", GlobalEventExecutor.INSTANCE);
 
@@ -30,6 +32,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     {
         if (open.incrementAndGet() > connectionsMax)
         {
+            refused.increment();
             ctx.close();
             return;
         }
@@ -48,6 +51,12 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     ChannelGroup connections()
     {
         return connections;
+    }
+
+    /** @return connections closed at accept because {@code connectionsMax} were open. */
+    long refused()
+    {
+        return refused.sum();
     }
 
     /** @return connections open now. */

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Cuts off a client that takes longer than {@code readTimeoutMs} to send one request, counted from the
@@ -26,6 +27,7 @@ final class RequestReadTimeout
         "The request did not arrive whole within the read timeout.");
 
     private final long readTimeoutNs;
+    private final LongAdder timeouts;
     private final Start start = new Start();
     private final End end = new End();
     /** {@link System#nanoTime()} of the first byte of the request being read, or 0 between requests. */
@@ -33,9 +35,11 @@ final class RequestReadTimeout
     private boolean checkPending;
     private ChannelHandlerContext context;
 
-    RequestReadTimeout(final long readTimeoutMs)
+    /** @param timeouts counts the connections cut off, shared by all of them. */
+    RequestReadTimeout(final long readTimeoutMs, final LongAdder timeouts)
     {
         this.readTimeoutNs = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+        this.timeouts = timeouts;
     }
 
     /** @return the handler to place before the HTTP codec (after TLS, which it must see decrypted). */
@@ -84,6 +88,7 @@ final class RequestReadTimeout
             return;
         }
         requestStartNs = 0;
+        timeouts.increment();
         final ByteBuf body = context.alloc().buffer(256);
         HttpReplies.write(context.channel(), IoThreadScratch.get().renderer.renderProblem(TIMED_OUT, body), body, false);
     }

@@ -7,6 +7,7 @@ import dev.tally.gateway.pipeline.PipelineHealth;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.result.ResultCode;
+import dev.tally.gateway.http.HttpServer;
 import dev.tally.gateway.pipeline.StageMeters;
 import dev.tally.ledger.hold.HoldTable;
 import io.micrometer.core.instrument.Counter;
@@ -131,6 +132,17 @@ public final class TallyMetrics implements StageMeters
             }
         }
         return oldestNs == Long.MAX_VALUE ? 0 : Math.max(0, ledger.nowNs() - oldestNs) / NS_PER_SECOND;
+    }
+
+    /** Meters on the HTTP front door; call once when the port is open. */
+    public void bindHttp(final HttpServer http)
+    {
+        Gauge.builder("tally.http.connections.open", http, HttpServer::openConnections).description("Open connections")
+            .register(registry);
+        FunctionCounter.builder("tally.http.connections.refused", http, HttpServer::refusedConnections)
+            .description("Connections closed at accept because --connections-max were open").register(registry);
+        FunctionCounter.builder("tally.http.read.timeouts", http, HttpServer::readTimeouts)
+            .description("Connections cut off with 408 for not sending a request whole within --read-timeout-ms").register(registry);
     }
 
     /** Gauges on the PostgreSQL writer; call once when the server runs with a read model. */

@@ -59,6 +59,9 @@ class MetricsIT extends OneServerPerTest
         assertTrue(metric("tally_ring_wait_seconds_count") > 0, "requests waited (briefly) in the ring");
         assertTrue(metric("tally_business_busy_seconds_total") > busyBefore, "the business thread's busy time grows");
         assertEquals(0, metric("tally_ring_rejections_total"), "the ring never filled");
+        assertTrue(metric("tally_http_connections_open") >= 1, "the client's connection");
+        assertEquals(0, metric("tally_http_connections_refused_total"));
+        assertEquals(0, metric("tally_http_read_timeouts_total"));
     }
 
     /** @return the value of the first sample whose name (and labels) match {@code sampleRegex}. */
