@@ -19,6 +19,8 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     private final int connectionsMax;
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder refused = new LongAdder();
+    /** Set by a graceful stop: a connection accepted just before the listening socket closed is closed at once. */
+    private volatile boolean stopping;
     /** Open connections; a closed channel leaves the group by itself. */
     private final ChannelGroup connections = new DefaultChannelGroup("tally-connections", GlobalEventExecutor.INSTANCE);
 
@@ -30,6 +32,12 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     @Override
     public void channelActive(final ChannelHandlerContext ctx) throws Exception
     {
+        if (stopping)
+        {
+            open.incrementAndGet(); // channelInactive decrements it
+            ctx.close();
+            return;
+        }
         if (open.incrementAndGet() > connectionsMax)
         {
             refused.increment();
@@ -45,6 +53,12 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter
     {
         open.decrementAndGet();
         super.channelInactive(ctx);
+    }
+
+    /** From now on, closes every new connection at once. */
+    void stop()
+    {
+        stopping = true;
     }
 
     /** @return the open connections. */

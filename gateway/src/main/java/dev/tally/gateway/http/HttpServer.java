@@ -101,6 +101,7 @@ public final class HttpServer implements AutoCloseable
      */
     public void stopAccepting()
     {
+        connectionLimiter.stop();
         serverChannel.close().syncUninterruptibly();
         for (final Channel connection : connectionLimiter.connections())
         {

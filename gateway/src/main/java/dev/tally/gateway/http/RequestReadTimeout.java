@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -33,6 +34,7 @@ final class RequestReadTimeout
     /** {@link System#nanoTime()} of the first byte of the request being read, or 0 between requests. */
     private long requestStartNs;
     private boolean checkPending;
+    private ScheduledFuture<?> pendingCheck;
     private ChannelHandlerContext context;
 
     /** @param timeouts counts the connections cut off, shared by all of them. */
@@ -71,7 +73,7 @@ final class RequestReadTimeout
     private void schedule(final long delayNs)
     {
         checkPending = true;
-        context.executor().schedule(this::check, delayNs, TimeUnit.NANOSECONDS);
+        pendingCheck = context.executor().schedule(this::check, delayNs, TimeUnit.NANOSECONDS);
     }
 
     private void check()
@@ -103,6 +105,17 @@ final class RequestReadTimeout
                 onBytes(ctx);
             }
             super.channelRead(ctx, message);
+        }
+
+        /** A closed connection needs no check: drop it now rather than hold the channel until it fires. */
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx) throws Exception
+        {
+            if (pendingCheck != null)
+            {
+                pendingCheck.cancel(false);
+            }
+            super.channelInactive(ctx);
         }
     }
 
