@@ -63,17 +63,6 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private long receivedNs;
 
     /**
-     * @param readModel the PostgreSQL read model, or null when the server runs without one.
-     * @param queries   history reads from it, or null likewise.
-     */
-    public ApiHandler(
-        final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
-        final ReadModel readModel, final ReadModelQueries queries)
-    {
-        this(apiKeys, ring, health, metrics, readModel, queries, RateLimiter.OFF);
-    }
-
-    /**
      * @param readModel   the PostgreSQL read model, or null when the server runs without one.
      * @param queries     history reads from it, or null likewise.
      * @param rateLimiter the per-tenant rate limit, shared by every connection ({@link RateLimiter#OFF}: none).

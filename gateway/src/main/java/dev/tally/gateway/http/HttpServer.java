@@ -33,20 +33,8 @@ public final class HttpServer implements AutoCloseable
      * @param port        port to bind; 0 picks a free one.
      * @param ioThreads   worker threads.
      * @param limits      size, connection and idle limits.
+     * @param tls         the server's TLS context, or null for plain HTTP.
      * @param handlers    creates the per-connection API handler.
-     */
-    public HttpServer(
-        final String host, final int port, final int ioThreads, final HttpLimits limits, final Supplier<ApiHandler> handlers)
-        throws InterruptedException
-    {
-        this(host, port, ioThreads, limits, null, handlers);
-    }
-
-    /**
-     * Binds and starts serving, over TLS when {@code tls} is given.
-     *
-     * @param tls      the server's TLS context, or null for plain HTTP.
-     * @param handlers creates the per-connection API handler.
      */
     public HttpServer(
         final String host, final int port, final int ioThreads, final HttpLimits limits, final SslContext tls,

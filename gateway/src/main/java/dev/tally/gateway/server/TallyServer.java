@@ -84,8 +84,7 @@ public final class TallyServer implements AutoCloseable
             () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
         metrics.bindHttp(http);
         LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
-            config.durability(),
-            config.dataDir().toAbsolutePath());
+            config.durability(), config.dataDir().toAbsolutePath());
     }
 
     /** @return the HTTP port bound. */
