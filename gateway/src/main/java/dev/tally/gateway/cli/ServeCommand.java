@@ -225,6 +225,10 @@ public final class ServeCommand implements Callable<Integer>
             try
             {
                 LOG.info("SIGHUP: {} keys in {} (now {} in force)", keys.reload(), keys.keysFile(), keys.size());
+                if (keys.size() == 0)
+                {
+                    LOG.warn("SIGHUP: no API key in force: every API request gets 401 until a key is added");
+                }
             }
             catch (final IllegalArgumentException ex)
             {

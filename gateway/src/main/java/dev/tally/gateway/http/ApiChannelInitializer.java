@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -21,6 +22,7 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
     private final SslContext tls;
     private final ConnectionLimiter connectionLimiter;
     private final Supplier<ApiHandler> handlers;
+    private final LongAdder readTimeouts = new LongAdder();
 
     /** @param tls the TLS context, or null for plain HTTP. */
     ApiChannelInitializer(
@@ -30,6 +32,12 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
         this.tls = tls;
         this.connectionLimiter = connectionLimiter;
         this.handlers = handlers;
+    }
+
+    /** @return connections cut off by the read timeout so far. */
+    long readTimeouts()
+    {
+        return readTimeouts.sum();
     }
 
     @Override
@@ -42,7 +50,7 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
             // first, so that everything after it (the read timeout too) sees plain bytes
             pipeline.addLast("tls", tls.newHandler(channel.alloc()));
         }
-        final RequestReadTimeout readTimeout = new RequestReadTimeout(limits.readTimeoutMs());
+        final RequestReadTimeout readTimeout = new RequestReadTimeout(limits.readTimeoutMs(), readTimeouts);
         pipeline.addLast("read-timeout", readTimeout.start());
         pipeline.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeoutMs(), TimeUnit.MILLISECONDS));
         pipeline.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()

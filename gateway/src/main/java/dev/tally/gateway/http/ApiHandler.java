@@ -63,17 +63,6 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private long receivedNs;
 
     /**
-     * @param readModel the PostgreSQL read model, or null when the server runs without one.
-     * @param queries   history reads from it, or null likewise.
-     */
-    public ApiHandler(
-        final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
-        final ReadModel readModel, final ReadModelQueries queries)
-    {
-        this(apiKeys, ring, health, metrics, readModel, queries, RateLimiter.OFF);
-    }
-
-    /**
      * @param readModel   the PostgreSQL read model, or null when the server runs without one.
      * @param queries     history reads from it, or null likewise.
      * @param rateLimiter the per-tenant rate limit, shared by every connection ({@link RateLimiter#OFF}: none).
@@ -418,8 +407,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     }
 
     /** The ring is full: this 503 is written directly, since it cannot queue behind the work it refuses. */
-    private static void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
+    private void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
     {
+        metrics.recordRingFull();
         final ByteBuf body = ctx.alloc().buffer(256);
         HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive);
     }

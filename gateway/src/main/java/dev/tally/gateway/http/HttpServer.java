@@ -24,6 +24,7 @@ public final class HttpServer implements AutoCloseable
     private final EventLoopGroup workers;
     private final Channel serverChannel;
     private final ConnectionLimiter connectionLimiter;
+    private final ApiChannelInitializer initializer;
 
     /**
      * Binds and starts serving.
@@ -32,20 +33,8 @@ public final class HttpServer implements AutoCloseable
      * @param port        port to bind; 0 picks a free one.
      * @param ioThreads   worker threads.
      * @param limits      size, connection and idle limits.
+     * @param tls         the server's TLS context, or null for plain HTTP.
      * @param handlers    creates the per-connection API handler.
-     */
-    public HttpServer(
-        final String host, final int port, final int ioThreads, final HttpLimits limits, final Supplier<ApiHandler> handlers)
-        throws InterruptedException
-    {
-        this(host, port, ioThreads, limits, null, handlers);
-    }
-
-    /**
-     * Binds and starts serving, over TLS when {@code tls} is given.
-     *
-     * @param tls      the server's TLS context, or null for plain HTTP.
-     * @param handlers creates the per-connection API handler.
      */
     public HttpServer(
         final String host, final int port, final int ioThreads, final HttpLimits limits, final SslContext tls,
@@ -55,16 +44,35 @@ public final class HttpServer implements AutoCloseable
         boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
+        initializer = new ApiChannelInitializer(limits, tls, connectionLimiter, handlers);
         serverChannel = new ServerBootstrap()
             .group(boss, workers)
             .channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(new ApiChannelInitializer(limits, tls, connectionLimiter, handlers))
+            .childHandler(initializer)
             .bind(new InetSocketAddress(host, port))
             .sync()
             .channel();
+    }
+
+    /** @return connections open now. */
+    public int openConnections()
+    {
+        return connectionLimiter.open();
+    }
+
+    /** @return connections closed at accept because the limit was reached. */
+    public long refusedConnections()
+    {
+        return connectionLimiter.refused();
+    }
+
+    /** @return connections cut off by the read timeout (408). */
+    public long readTimeouts()
+    {
+        return initializer.readTimeouts();
     }
 
     /** @return the port actually bound. */
@@ -81,6 +89,7 @@ public final class HttpServer implements AutoCloseable
      */
     public void stopAccepting()
     {
+        connectionLimiter.stop();
         serverChannel.close().syncUninterruptibly();
         for (final Channel connection : connectionLimiter.connections())
         {

@@ -6,7 +6,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Cuts off a client that takes longer than {@code readTimeoutMs} to send one request, counted from the
@@ -26,16 +28,20 @@ final class RequestReadTimeout
         "The request did not arrive whole within the read timeout.");
 
     private final long readTimeoutNs;
+    private final LongAdder timeouts;
     private final Start start = new Start();
     private final End end = new End();
     /** {@link System#nanoTime()} of the first byte of the request being read, or 0 between requests. */
     private long requestStartNs;
     private boolean checkPending;
+    private ScheduledFuture<?> pendingCheck;
     private ChannelHandlerContext context;
 
-    RequestReadTimeout(final long readTimeoutMs)
+    /** @param timeouts counts the connections cut off, shared by all of them. */
+    RequestReadTimeout(final long readTimeoutMs, final LongAdder timeouts)
     {
         this.readTimeoutNs = TimeUnit.MILLISECONDS.toNanos(readTimeoutMs);
+        this.timeouts = timeouts;
     }
 
     /** @return the handler to place before the HTTP codec (after TLS, which it must see decrypted). */
@@ -67,7 +73,7 @@ final class RequestReadTimeout
     private void schedule(final long delayNs)
     {
         checkPending = true;
-        context.executor().schedule(this::check, delayNs, TimeUnit.NANOSECONDS);
+        pendingCheck = context.executor().schedule(this::check, delayNs, TimeUnit.NANOSECONDS);
     }
 
     private void check()
@@ -84,6 +90,7 @@ final class RequestReadTimeout
             return;
         }
         requestStartNs = 0;
+        timeouts.increment();
         final ByteBuf body = context.alloc().buffer(256);
         HttpReplies.write(context.channel(), IoThreadScratch.get().renderer.renderProblem(TIMED_OUT, body), body, false);
     }
@@ -98,6 +105,17 @@ final class RequestReadTimeout
                 onBytes(ctx);
             }
             super.channelRead(ctx, message);
+        }
+
+        /** A closed connection needs no check: drop it now rather than hold the channel until it fires. */
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx) throws Exception
+        {
+            if (pendingCheck != null)
+            {
+                pendingCheck.cancel(false);
+            }
+            super.channelInactive(ctx);
         }
     }
 

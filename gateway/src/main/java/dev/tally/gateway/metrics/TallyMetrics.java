@@ -7,7 +7,11 @@ import dev.tally.gateway.pipeline.PipelineHealth;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.result.ResultCode;
+import dev.tally.gateway.http.HttpServer;
+import dev.tally.gateway.pipeline.StageMeters;
+import dev.tally.ledger.hold.HoldTable;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -15,25 +19,40 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Tally's metrics, in Prometheus text format through Micrometer ({@code GET /metrics}).
  *
  * <p>Recorded by the responder (one thread) from what the ring slot carries: request latency per route
  * and status (receive on the I/O thread to reply written), outcomes per result code, idempotent
- * replays. Meters are looked up once and cached in arrays, so recording allocates nothing. State
+ * replays. The journaler and the business thread report once per batch ({@link StageMeters}): append
+ * and flush times, ring wait, batch size, busy time. Meters are looked up once and cached in arrays, so recording allocates nothing. State
  * gauges (journal index, live keys, holds, ring occupancy) are read when Prometheus scrapes: plain
  * reads of single {@code long}s the business thread writes, racy by a command or two, never torn.
  */
-public final class TallyMetrics
+public final class TallyMetrics implements StageMeters
 {
     private static final int STATUS_MAX = 600;
+    /**
+     * Memory one stored idempotency key costs: a 96-byte ring entry and 16 bytes of index, as
+     * {@code IdempotencyTable}'s Javadoc counts them. The table is allocated at its capacity at start.
+     */
+    static final long IDEMPOTENCY_KEY_BYTES = 112;
+    private static final double NS_PER_SECOND = 1e9;
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Timer[][] requestTimers = new Timer[Route.values().length][];
     private final Counter[] outcomes = new Counter[ResultCode.values().length];
     private final Counter replays;
     private final Counter transfersOk;
+    private final Counter ringFull;
+    private final Timer journalAppend;
+    private final Timer journalFlush;
+    private final Timer ringWait;
+    private final DistributionSummary journalBatchCommands;
+    /** Nanoseconds the business thread spent on batches; written by it alone, read by scrapes. */
+    private final AtomicLong businessBusyNs = new AtomicLong();
 
     public TallyMetrics()
     {
@@ -46,6 +65,26 @@ public final class TallyMetrics
         }
         replays = Counter.builder("tally.idempotent.replays").description("Replies served from a stored result").register(registry);
         transfersOk = Counter.builder("tally.transfers.applied").description("Transfers applied (not replays)").register(registry);
+        ringFull = Counter.builder("tally.ring.rejections")
+            .description("Requests refused with 503 because the input ring was full (the I/O thread never waits to publish)")
+            .register(registry);
+        journalAppend = pipelineTimer("tally.journal.append", "Appending one pipeline batch of commands to the journal");
+        journalFlush = pipelineTimer("tally.journal.flush", "The journal flush ending a batch: an fsync in sync mode (group commit)");
+        ringWait = pipelineTimer("tally.ring.wait", "Oldest request of a batch: receipt on an I/O thread to the journaler taking it");
+        journalBatchCommands = DistributionSummary.builder("tally.journal.batch.commands")
+            .description("Commands per journal batch: how many replies one flush serves").register(registry);
+        FunctionCounter.builder("tally.business.busy", businessBusyNs, AtomicLong::get)
+            .baseUnit("seconds")
+            .description("Time the business thread spent on batches; its rate is the thread's busy ratio")
+            .register(registry);
+    }
+
+    private Timer pipelineTimer(final String name, final String description)
+    {
+        return Timer.builder(name).description(description)
+            .publishPercentiles(0.5, 0.99, 0.999)
+            .distributionStatisticExpiry(Duration.ofMinutes(1))
+            .register(registry);
     }
 
     /** Gauges on the live pipeline state; call once when the server is wired. */
@@ -57,10 +96,53 @@ public final class TallyMetrics
         Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.idempotencyKeys().capacity()).register(registry);
         Gauge.builder("tally.holds.live", ledger, l -> l.holds().size()).description("Active and unknown holds").register(registry);
         Gauge.builder("tally.holds.unknown", ledger, l -> l.holds().unknownCount()).description("Holds whose outcome is unknown").register(registry);
+        Gauge.builder("tally.holds.active", ledger, l -> l.holds().size() - l.holds().unknownCount()).description("Active holds")
+            .register(registry);
+        Gauge.builder("tally.holds.unknown.oldest.age", ledger, TallyMetrics::oldestUnknownHoldAgeSeconds).baseUnit("seconds")
+            .description("Journaled time since the oldest hold of unknown outcome was placed; 0 when none").register(registry);
+        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeys().size() * IDEMPOTENCY_KEY_BYTES)
+            .baseUnit("bytes").tag("kind", "used").description("Memory of the stored idempotency keys").register(registry);
+        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeys().capacity() * IDEMPOTENCY_KEY_BYTES)
+            .baseUnit("bytes").tag("kind", "allocated").description("Memory of the idempotency key table, allocated at start")
+            .register(registry);
         Gauge.builder("tally.accounts", ledger, l -> l.accounts().count()).register(registry);
         Gauge.builder("tally.ring.occupancy", ring, r -> r.getBufferSize() - r.remainingCapacity())
             .description("Slots in use in the input ring").register(registry);
         Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0).register(registry);
+    }
+
+    /**
+     * Scans the hold table, on the scraping thread, only while an unknown hold exists (they are rare: a
+     * hold whose outcome the outside world has not told yet). Racy reads of fixed arrays the business
+     * thread writes: a gauge may be off by a hold placed or settled during the scan, never torn.
+     */
+    private static double oldestUnknownHoldAgeSeconds(final Ledger ledger)
+    {
+        final HoldTable holds = ledger.holds();
+        if (holds.unknownCount() == 0)
+        {
+            return 0;
+        }
+        long oldestNs = Long.MAX_VALUE;
+        for (int slot = 0; slot < holds.capacity(); slot++)
+        {
+            if (holds.status(slot) == HoldTable.UNKNOWN)
+            {
+                oldestNs = Math.min(oldestNs, holds.timestampNs(slot));
+            }
+        }
+        return oldestNs == Long.MAX_VALUE ? 0 : Math.max(0, ledger.nowNs() - oldestNs) / NS_PER_SECOND;
+    }
+
+    /** Meters on the HTTP front door; call once when the port is open. */
+    public void bindHttp(final HttpServer http)
+    {
+        Gauge.builder("tally.http.connections.open", http, HttpServer::openConnections).description("Open connections")
+            .register(registry);
+        FunctionCounter.builder("tally.http.connections.refused", http, HttpServer::refusedConnections)
+            .description("Connections closed at accept because --connections-max were open").register(registry);
+        FunctionCounter.builder("tally.http.read.timeouts", http, HttpServer::readTimeouts)
+            .description("Connections cut off with 408 for not sending a request whole within --read-timeout-ms").register(registry);
     }
 
     /** Gauges on the PostgreSQL writer; call once when the server runs with a read model. */
@@ -138,6 +220,31 @@ public final class TallyMetrics
         {
             transfersOk.increment();
         }
+    }
+
+    /** Counts a request refused because the input ring was full. Any I/O thread. */
+    public void recordRingFull()
+    {
+        ringFull.increment();
+    }
+
+    @Override
+    public void journalBatch(final int commands, final long appendNs, final long flushNs, final long ringWaitNs)
+    {
+        journalAppend.record(appendNs, TimeUnit.NANOSECONDS);
+        journalFlush.record(flushNs, TimeUnit.NANOSECONDS);
+        journalBatchCommands.record(commands);
+        if (ringWaitNs >= 0)
+        {
+            ringWait.record(ringWaitNs, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void businessBatch(final long busyNs)
+    {
+        // one writer: a plain read-add-write published with release semantics is enough, no CAS
+        businessBusyNs.lazySet(businessBusyNs.get() + busyNs);
     }
 
     /** @return the Prometheus text exposition of every meter. */

@@ -19,17 +19,37 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
     private final RingBuffer<LedgerEvent> ring;
     private final PipelineHealth health;
     private final UnitListener unitListener;
+    private final StageMeters meters;
+    private long batchStartNs;
 
-    BusinessHandler(final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener)
+    BusinessHandler(
+        final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener,
+        final StageMeters meters)
     {
         this.ledger = ledger;
         this.ring = ring;
         this.health = health;
         this.unitListener = unitListener;
+        this.meters = meters;
+    }
+
+    @Override
+    public void onBatchStart(final long batchSize, final long queueDepth)
+    {
+        batchStartNs = System.nanoTime();
     }
 
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
+    {
+        handle(event, sequence);
+        if (endOfBatch)
+        {
+            meters.businessBatch(System.nanoTime() - batchStartNs);
+        }
+    }
+
+    private void handle(final LedgerEvent event, final long sequence)
     {
         switch (event.kind)
         {

@@ -14,11 +14,24 @@ final class JournalHandler implements EventHandler<LedgerEvent>
 {
     private final Journal journal;
     private final PipelineHealth health;
+    private final StageMeters meters;
+    private long batchStartNs;
+    private long oldestReceivedNs;
+    private int batchCommands;
 
-    JournalHandler(final Journal journal, final PipelineHealth health)
+    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters)
     {
         this.journal = journal;
         this.health = health;
+        this.meters = meters;
+    }
+
+    @Override
+    public void onBatchStart(final long batchSize, final long queueDepth)
+    {
+        batchStartNs = System.nanoTime();
+        oldestReceivedNs = 0;
+        batchCommands = 0;
     }
 
     @Override
@@ -26,6 +39,11 @@ final class JournalHandler implements EventHandler<LedgerEvent>
     {
         if (event.kind == EventKind.COMMAND)
         {
+            batchCommands++;
+            if (oldestReceivedNs == 0)
+            {
+                oldestReceivedNs = event.receivedNs;
+            }
             if (health.isHalted())
             {
                 event.journalFailed = true;
@@ -45,6 +63,7 @@ final class JournalHandler implements EventHandler<LedgerEvent>
         }
         if (endOfBatch && !health.isHalted())
         {
+            final long appendedNs = System.nanoTime();
             try
             {
                 journal.flush();
@@ -52,6 +71,11 @@ final class JournalHandler implements EventHandler<LedgerEvent>
             catch (final RuntimeException ex)
             {
                 health.halt("journal flush failed", ex);
+            }
+            if (batchCommands > 0)
+            {
+                meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
+                    oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
             }
         }
     }

@@ -52,6 +52,18 @@ public final class LedgerPipeline implements AutoCloseable
         final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
         final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health)
     {
+        this(ledger, journal, responder, unitListener, config, health, StageMeters.NONE);
+    }
+
+    /**
+     * Builds and starts the pipeline, with the stages reporting their batches to {@code meters}.
+     *
+     * @param meters receives the journaler's and the business thread's per-batch timings.
+     */
+    public LedgerPipeline(
+        final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
+        final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health, final StageMeters meters)
+    {
         config.validate();
         this.health = health;
 
@@ -67,8 +79,8 @@ public final class LedgerPipeline implements AutoCloseable
         //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
         final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring));
         disruptor
-            .handleEventsWith(new JournalHandler(journal, health))
-            .then(new BusinessHandler(ledger, ring, health, unitListener))
+            .handleEventsWith(new JournalHandler(journal, health, meters))
+            .then(new BusinessHandler(ledger, ring, health, unitListener, meters))
             .then(wholeBatches);
         ring.addGatingSequences(wholeBatches.sequence());
 

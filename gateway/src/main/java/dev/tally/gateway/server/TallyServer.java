@@ -92,7 +92,7 @@ public final class TallyServer implements AutoCloseable
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
         pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
-            health);
+            health, metrics);
         if (snapshotter != null)
         {
             snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
@@ -116,9 +116,9 @@ public final class TallyServer implements AutoCloseable
         final RateLimiter rateLimiter = RateLimiter.of(config.http());
         http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
             () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
+        metrics.bindHttp(http);
         LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
-            config.durability(),
-            config.dataDir().toAbsolutePath());
+            config.durability(), config.dataDir().toAbsolutePath());
     }
 
     /** @return the HTTP port bound. */

@@ -1,5 +1,6 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.gateway.ReactorFiles;
 import dev.tally.gateway.config.SettingSources;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.journal.Durability;
@@ -8,7 +9,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -166,7 +166,7 @@ class SettingSourcesTest
         }
         final String help = serve.getUsageMessage();
         final TreeSet<String> documented = new TreeSet<>();
-        final Matcher row = Pattern.compile("(?m)^\\| `(--[a-z-]+)").matcher(Files.readString(locate("docs/CONFIG.md")));
+        final Matcher row = Pattern.compile("(?m)^\\| `(--[a-z-]+)").matcher(Files.readString(ReactorFiles.locate("docs/CONFIG.md")));
         while (row.find())
         {
             documented.add(row.group(1));
@@ -205,30 +205,5 @@ class SettingSourcesTest
         final StringWriter err = new StringWriter();
         final int status = TallyMain.execute(args, env, new PrintWriter(out, true), new PrintWriter(err, true));
         return new Run(status, out.toString(), err.toString());
-    }
-
-    /** Finds a file of the reactor root from the module directory or any parent. */
-    static Path locate(final String relative)
-    {
-        final List<Path> starts = new ArrayList<>();
-        for (final String property : new String[] {"maven.multiModuleProjectDirectory", "basedir", "user.dir"})
-        {
-            final String value = System.getProperty(property);
-            if (value != null)
-            {
-                starts.add(Path.of(value).toAbsolutePath());
-            }
-        }
-        for (final Path start : starts)
-        {
-            for (Path directory = start; directory != null; directory = directory.getParent())
-            {
-                if (Files.isRegularFile(directory.resolve(relative)))
-                {
-                    return directory.resolve(relative);
-                }
-            }
-        }
-        throw new AssertionError(relative + " not found from " + starts);
     }
 }

@@ -79,6 +79,7 @@ class ConnectionLimitsIT
             assertTrue(received.toString().contains("request-timeout"), received::toString);
             assertTrue(othersServed > 0);
             assertEquals(200, other.get("/health").status(), "still serving after the cut-off");
+            assertTrue(other.get("/metrics").body().contains("\ntally_http_read_timeouts_total 1.0\n"), "the cut-off is counted");
         }
     }
 

@@ -33,6 +33,37 @@ class MetricsIT extends OneServerPerTest
         assertEquals(1, metric("tally_ready"));
     }
 
+    @Test
+    void shouldMoveEveryOperationalMeterUnderAScriptedWorkload()
+    {
+        final double replaysBefore = metric("tally_idempotent_replays_total");
+        final double flushesBefore = metric("tally_journal_flush_seconds_count");
+        final double busyBefore = metric("tally_business_busy_seconds_total");
+
+        MetricsWorkload.run(client);
+
+        assertEquals(replaysBefore + 1, metric("tally_idempotent_replays_total"), "the duplicate counter moves on an idempotent replay");
+        assertEquals(1, metric("tally_ledger_outcomes_total\\{code=\"key_reused\"}"));
+        assertEquals(1, metric("tally_ledger_outcomes_total\\{code=\"duplicate_reference\"}"));
+        assertEquals(1, metric("tally_ledger_outcomes_total\\{code=\"insufficient_funds\"}"));
+        assertEquals(1, metric("tally_holds_active"), "two holds placed, one voided");
+        assertEquals(0, metric("tally_holds_unknown"));
+        assertEquals(0, metric("tally_holds_unknown_oldest_age_seconds"));
+        final double keys = metric("tally_idempotency_keys_live");
+        assertTrue(keys >= 8, "every stored key (2 accounts, 3 transfers, 3 hold commands): " + keys);
+        assertEquals(keys * 112, metric("tally_idempotency_keys_memory_bytes\\{kind=\"used\"}"));
+        assertTrue(metric("tally_idempotency_keys_memory_bytes\\{kind=\"allocated\"}") >= keys * 112);
+        assertTrue(metric("tally_journal_flush_seconds_count") > flushesBefore, "the journal flushed batches");
+        assertTrue(metric("tally_journal_append_seconds_count") > 0);
+        assertTrue(metric("tally_journal_batch_commands_sum") >= 8, "every command of the workload was in a journal batch");
+        assertTrue(metric("tally_ring_wait_seconds_count") > 0, "requests waited (briefly) in the ring");
+        assertTrue(metric("tally_business_busy_seconds_total") > busyBefore, "the business thread's busy time grows");
+        assertEquals(0, metric("tally_ring_rejections_total"), "the ring never filled");
+        assertTrue(metric("tally_http_connections_open") >= 1, "the client's connection");
+        assertEquals(0, metric("tally_http_connections_refused_total"));
+        assertEquals(0, metric("tally_http_read_timeouts_total"));
+    }
+
     /** @return the value of the first sample whose name (and labels) match {@code sampleRegex}. */
     private double metric(final String sampleRegex)
     {
