@@ -87,6 +87,7 @@ class OutboxRelayTest
                 assertTrue(r.body().contains("\"schemaVersion\": 1"), r.body());
             }
             assertEquals(Set.of(1, 2, 3, 4), Set.copyOf(got.stream().map(WebhookReceiver.Received::attemptHeader).toList()));
+            awaitCounted(relay::eventsPublished, 1);
             assertEquals(1, relay.eventsPublished());
             assertEquals(3, relay.deliveriesFailed());
             assertEquals(1, relay.deliveriesSucceeded());
@@ -174,6 +175,7 @@ class OutboxRelayTest
                  OutboxRelay second = new OutboxRelay(db.dataSource(), config).start())
             {
                 rows.awaitAllPublished(20_000);
+                awaitCounted(() -> first.eventsPublished() + second.eventsPublished(), aggregates * eventsPerAggregate);
                 assertEquals(aggregates * eventsPerAggregate, first.eventsPublished() + second.eventsPublished());
                 assertTrue(first.eventsPublished() > 0 && second.eventsPublished() > 0,
                     "both relays worked: " + first.eventsPublished() + " + " + second.eventsPublished());
@@ -276,5 +278,15 @@ class OutboxRelayTest
         }
         assertNotNull(log);
         return log;
+    }
+
+    /** A relay counts a round's events just after the round's transaction marked them published: wait for it. */
+    private static void awaitCounted(final java.util.function.LongSupplier counter, final long expected) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + 5_000_000_000L;
+        while (counter.getAsLong() < expected && System.nanoTime() < deadlineNs)
+        {
+            Thread.sleep(10);
+        }
     }
 }
