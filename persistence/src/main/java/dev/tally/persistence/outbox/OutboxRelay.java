@@ -197,7 +197,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
             if (!a.succeeded() && failedIds.add(a.event().id()))
             {
                 final long delayMs = RetrySchedule.jitteredDelayMs(config.backoffBaseMs(), config.backoffCapMs(), a.event().attempt());
-                retries.add(new OutboxSql.Retry(a.event(), delayMs, a.endpointUrl() + ": " + a.error()));
+                retries.add(new OutboxSql.Retry(a.event(), delayMs, OutboxSql.lastError(a.endpointUrl() + ": " + a.error())));
             }
         }
         final List<UUID> published = new ArrayList<>(events.size());
@@ -258,14 +258,18 @@ public final class OutboxRelay implements Agent, AutoCloseable
     {
         final long[] deleted = cleaner.run();
         rowsCleaned += deleted[0];
-        if (deleted[0] + deleted[1] > 0)
+        if (deleted[0] + deleted[1] + deleted[2] > 0)
         {
-            LOG.info("outbox relay {}: deleted {} published event(s) and {} delivery log row(s) past the retention", name,
-                deleted[0], deleted[1]);
+            LOG.info("outbox relay {}: past the retention, dropped {} outbox month(s), deleted {} published event(s) and {} delivery"
+                + " log row(s)", name, deleted[2], deleted[0], deleted[1]);
         }
     }
 
-    /** Runs a cleanup now, on the caller's thread (tests, tools); the relay need not be started. */
+    /**
+     * Runs a cleanup now, on the caller's thread (tests, tools); the relay need not be started.
+     *
+     * @return {published events deleted, delivery log rows deleted, outbox months dropped}.
+     */
     public long[] cleanupNow() throws SQLException
     {
         return cleaner.run();
