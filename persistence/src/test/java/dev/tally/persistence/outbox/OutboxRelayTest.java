@@ -1,7 +1,14 @@
 package dev.tally.persistence.outbox;
 
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.LedgerScenario;
+import dev.tally.persistence.MixedWorkload;
 import dev.tally.persistence.PostgresFixture;
 import dev.tally.persistence.db.Database;
+import dev.tally.persistence.verify.Verifier;
+import dev.tally.persistence.writer.EffectRecorder;
+import dev.tally.persistence.writer.LedgerWriter;
+import dev.tally.persistence.writer.WriterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,6 +212,56 @@ class OutboxRelayTest
     }
 
     @Test
+    void shouldDeliverAfterTheLeaseWhenTheRelayThatClaimedAnEventDied() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-crash", "TransferPosted");
+        final UUID later = rows.insert("tr-crash", "TransferReversed");
+        // A relay claims the head with a 600 ms lease, then "dies": it never delivers nor records anything.
+        final long claimedAtMs = System.currentTimeMillis();
+        assertEquals(List.of(event), new OutboxSql(db.dataSource()).claim(2_000, 10, 600).stream().map(OutboxEvent::id).toList());
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(10_000);
+            }
+            final List<WebhookReceiver.Received> got = receiver.received();
+            assertEquals(List.of(event.toString(), later.toString()), got.stream().map(WebhookReceiver.Received::eventId).toList(),
+                "the claimed event first, once its lease passed, then the next of its aggregate");
+            assertTrue(got.get(0).receivedAtMs() >= claimedAtMs + 600, "not before the lease passed");
+            assertEquals(2, got.get(0).attemptHeader(), "the dead relay's claim counts as attempt 1");
+        }
+    }
+
+    @Test
+    void shouldNotCallAgainAnEndpointThatAlreadyAcknowledgedARetriedEvent() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-two", "TransferPosted");
+        try (WebhookReceiver healthy = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK);
+             WebhookReceiver flaky = new WebhookReceiver(SECRET, (id, nth) -> nth <= 2 ? new WebhookReceiver.Answer(502, 0)
+                 : WebhookReceiver.Answer.OK))
+        {
+            final RelayConfig config = RelayConfig.defaults(List.of(new WebhookEndpoint(healthy.url(), SECRET),
+                    new WebhookEndpoint(java.net.URI.create(flaky.url() + "?second"), SECRET)))
+                .withTimings(10, REQUEST_TIMEOUT_MS, 10_000).withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), config).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(10_000);
+            }
+            assertEquals(1, healthy.received().size(), "acknowledged once, not called on the retries");
+            assertEquals(3, flaky.received().size(), "502, 502, then 200");
+            assertEquals(4, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"));
+            assertEquals(2, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded"));
+        }
+    }
+
+    @Test
     void shouldRecordAFailureEvenWhenItsReasonIsLongerThanTheColumnAllows() throws Exception
     {
         final Database db = pg.newDatabase();
@@ -272,6 +329,49 @@ class OutboxRelayTest
             assertTrue(Math.abs(retainedLagMs) < 60_000, "retained from now − retention: " + retainedFrom(db));
             assertEquals(0, relay.cleanupNow()[0], "nothing more to delete");
         }
+    }
+
+    @Test
+    void shouldLeaveTheVerifierGreenAfterDeliveringAndCleaningUpTheWritersEvents() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final LedgerScenario s;
+        try (LedgerWriter writer = LedgerWriter.create(db, WriterConfig.defaults().withRing(1 << 20, 100_000)))
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            MixedWorkload.run(s, 100);   // journaled at the end of January 2026: far past any retention
+            assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)));
+        }
+        final long events = rows.count("SELECT count(*) FROM outbox");
+        // One event half-way is refused forever: it and the later events of its aggregate stay unpublished.
+        final String poison = text(db, "SELECT id::text FROM outbox ORDER BY id OFFSET " + events / 2 + " LIMIT 1");
+        final long blocked = rows.count("SELECT count(*) FROM outbox o, outbox p WHERE p.id = '" + poison + "'"
+            + " AND o.aggregate_type = p.aggregate_type AND o.aggregate_id = p.aggregate_id AND o.id >= p.id");
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
+            (id, nth) -> id.equals(poison) ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(),
+                fastConfig(receiver).withBatch(50).withRetention(Duration.ofDays(1).toMillis(), 60_000)).start();
+            try (relay)
+            {
+                final long deadline = System.nanoTime() + 20_000_000_000L;
+                while (rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL") > blocked && System.nanoTime() - deadline < 0)
+                {
+                    Thread.sleep(10);
+                }
+                final long[] cleaned = relay.cleanupNow();
+                assertTrue(cleaned[0] + cleaned[2] > 0, "published events before the poison went");
+            }
+        }
+        assertEquals(blocked, rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL"), "no unpublished event deleted");
+        assertEquals(0, rows.count("SELECT count(*) FROM outbox WHERE id < '" + poison + "'"), "everything before the poison went");
+        assertTrue(rows.count("SELECT count(*) FROM outbox") < events);
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final int status = new Verifier(s.ledger, db.dataSource()).run(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+        assertEquals(0, status, "verify after delivery and cleanup:\n" + out.toString(StandardCharsets.UTF_8));
     }
 
     static String text(final Database db, final String sql) throws Exception
