@@ -208,7 +208,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
         {
             for (int i = 0; i < endpoints.size(); i++)
             {
-                final String url = endpoints.get(i).url().toString();
+                final String url = endpoints.get(i).displayUrl();
                 if (!alreadyDelivered.contains(OutboxSql.deliveredKey(event.id(), url)))
                 {
                     unanswered.add(new DeliveryAttempt(event, url, Instant.now(), 0, "no outcome within the request timeout",
