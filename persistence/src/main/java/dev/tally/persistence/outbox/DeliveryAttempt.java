@@ -6,7 +6,7 @@ import java.time.Instant;
  * What one POST of one event to one endpoint did: a row of {@code webhook_deliveries}.
  *
  * @param event       the event sent.
- * @param endpointUrl where.
+ * @param endpointUrl where, as {@link WebhookEndpoint#displayUrl()} (no credentials).
  * @param attemptedAt when the request started.
  * @param statusCode  the HTTP status, or 0 when none came back (connection refused, timeout).
  * @param error       why it failed (no secret, no body), or null when it succeeded.

@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.UUID;
@@ -24,13 +25,23 @@ import java.util.UUID;
  *   {@code published_at} for the writer to maintain.</li>
  * </ul>
  * An unpublished row is never deleted ({@code published_at IS NOT NULL} stays in the statement even below the
- * cut: a replay onto a fresh database can write rows with old journaled times). Whole months that end up
- * empty can be dropped with {@code tally_drop_outbox_partitions} (V2), off-peak: it takes an exclusive lock.
+ * cut: a replay onto a fresh database can write rows with old journaled times).
+ *
+ * <p>Whole months that ended before the cut are first <b>dropped</b> with V2's {@code tally_drop_outbox_partitions}
+ * (instant, no dead tuples, and it never drops a month holding an unpublished event); the row deletes then only
+ * see the month the cut falls in. Dropping needs a brief exclusive lock on {@code outbox}, which conflicts with the
+ * writer's COPY: the attempt gives up after {@value #DROP_LOCK_TIMEOUT_MS} ms (the writer waits at most that
+ * long behind it) and is retried at the next run.
  */
 final class OutboxCleaner
 {
     /** Transactions per cleanup run at most, so a run never monopolises the relay's thread. */
     static final int BATCHES_PER_RUN_MAX = 100;
+
+    /** Longest wait for the exclusive lock a partition drop needs; the writer queues behind it meanwhile. */
+    static final long DROP_LOCK_TIMEOUT_MS = 100;
+    /** PostgreSQL's lock_not_available: the lock timeout passed. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private static final String CUT =
         "SELECT now() - ?::float8 * interval '1 millisecond'," +
@@ -57,11 +68,12 @@ final class OutboxCleaner
         this.batchRows = batchRows;
     }
 
-    /** @return {outbox rows deleted, delivery log rows deleted}. */
+    /** @return {outbox rows deleted, delivery log rows deleted, outbox months dropped}. */
     long[] run() throws SQLException
     {
         final long cutMs = cutMs();
         moveRetainedFrom(cutMs);
+        final int dropped = dropMonths(cutMs);
         // The smallest possible id of the cut's millisecond: ids below it are exactly the rows older than the cut.
         final UUID bound = new UUID(cutMs << 16, 0);
         final long outbox = deleteInBatches(DELETE_OUTBOX, s ->
@@ -74,7 +86,40 @@ final class OutboxCleaner
             s.setInt(1, batchRows);
             s.setLong(2, retentionMs);
         });
-        return new long[] {outbox, deliveries};
+        return new long[] {outbox, deliveries, dropped};
+    }
+
+    private int dropMonths(final long cutMs) throws SQLException
+    {
+        try (Connection c = dataSource.getConnection())
+        {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement(); PreparedStatement drop = c.prepareStatement("SELECT tally_drop_outbox_partitions(?)"))
+            {
+                s.execute("SET LOCAL lock_timeout = '" + DROP_LOCK_TIMEOUT_MS + "ms'");
+                drop.setTimestamp(1, new Timestamp(cutMs));
+                try (ResultSet rs = drop.executeQuery())
+                {
+                    rs.next();
+                    final int dropped = rs.getInt(1);
+                    c.commit();
+                    return dropped;
+                }
+            }
+            catch (final SQLException ex)
+            {
+                c.rollback();
+                if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState()))
+                {
+                    return 0;   // the writer was busy on outbox: next run
+                }
+                throw ex;
+            }
+            finally
+            {
+                c.setAutoCommit(true);
+            }
+        }
     }
 
     private long cutMs() throws SQLException

@@ -170,36 +170,10 @@ public final class OutboxRelay implements Agent, AutoCloseable
         {
             return 0;
         }
-        final Set<String> alreadyDelivered = config.endpoints().size() > 1 && events.stream().anyMatch(e -> e.attempt() > 1)
-            ? sql.deliveredEndpoints(events) : Collections.emptySet();
-
-        final List<CompletableFuture<DeliveryAttempt>> inFlight = new ArrayList<>(events.size() * config.endpoints().size());
-        final List<DeliveryAttempt> unanswered = new ArrayList<>(inFlight.size());
-        for (final OutboxEvent event : events)
-        {
-            for (int i = 0; i < config.endpoints().size(); i++)
-            {
-                final WebhookEndpoint endpoint = config.endpoints().get(i);
-                if (!alreadyDelivered.contains(OutboxSql.deliveredKey(event.id(), endpoint.url().toString())))
-                {
-                    unanswered.add(new DeliveryAttempt(event, endpoint.url().toString(), Instant.now(), 0,
-                        "no outcome within the request timeout", config.requestTimeoutMs()));
-                    inFlight.add(sender.send(event, endpoint, signers.get(i)));
-                }
-            }
-        }
-        final List<DeliveryAttempt> attempts = await(inFlight, unanswered);
-
+        final List<DeliveryAttempt> attempts = deliver(events);
+        final List<OutboxSql.Retry> retries = retries(attempts);
         final Set<UUID> failedIds = new HashSet<>();
-        final List<OutboxSql.Retry> retries = new ArrayList<>();
-        for (final DeliveryAttempt a : attempts)
-        {
-            if (!a.succeeded() && failedIds.add(a.event().id()))
-            {
-                final long delayMs = RetrySchedule.jitteredDelayMs(config.backoffBaseMs(), config.backoffCapMs(), a.event().attempt());
-                retries.add(new OutboxSql.Retry(a.event(), delayMs, a.endpointUrl() + ": " + a.error()));
-            }
-        }
+        retries.forEach(r -> failedIds.add(r.event().id()));
         final List<UUID> published = new ArrayList<>(events.size());
         for (final OutboxEvent event : events)
         {
@@ -219,6 +193,47 @@ public final class OutboxRelay implements Agent, AutoCloseable
         deliveriesFailed += failed;
         eventsPublished += published.size();
         return events.size();
+    }
+
+    /** POSTs every event to every endpoint that has not acknowledged it yet, all at once; waits for the outcomes. */
+    private List<DeliveryAttempt> deliver(final List<OutboxEvent> events) throws SQLException, InterruptedException
+    {
+        final List<WebhookEndpoint> endpoints = config.endpoints();
+        // Only a retried event can have been acknowledged by some endpoints already (a round records all or nothing).
+        final Set<String> alreadyDelivered = endpoints.size() > 1 && events.stream().anyMatch(e -> e.attempt() > 1)
+            ? sql.deliveredEndpoints(events) : Collections.emptySet();
+        final List<CompletableFuture<DeliveryAttempt>> inFlight = new ArrayList<>(events.size() * endpoints.size());
+        final List<DeliveryAttempt> unanswered = new ArrayList<>(events.size() * endpoints.size());
+        for (final OutboxEvent event : events)
+        {
+            for (int i = 0; i < endpoints.size(); i++)
+            {
+                final String url = endpoints.get(i).displayUrl();
+                if (!alreadyDelivered.contains(OutboxSql.deliveredKey(event.id(), url)))
+                {
+                    unanswered.add(new DeliveryAttempt(event, url, Instant.now(), 0, "no outcome within the request timeout",
+                        config.requestTimeoutMs()));
+                    inFlight.add(sender.send(event, endpoints.get(i), signers.get(i)));
+                }
+            }
+        }
+        return await(inFlight, unanswered);
+    }
+
+    /** @return one retry per event with a failed attempt, due after the backoff of its attempt count. */
+    private List<OutboxSql.Retry> retries(final List<DeliveryAttempt> attempts)
+    {
+        final Set<UUID> seen = new HashSet<>();
+        final List<OutboxSql.Retry> retries = new ArrayList<>();
+        for (final DeliveryAttempt a : attempts)
+        {
+            if (!a.succeeded() && seen.add(a.event().id()))
+            {
+                final long delayMs = RetrySchedule.jitteredDelayMs(config.backoffBaseMs(), config.backoffCapMs(), a.event().attempt());
+                retries.add(new OutboxSql.Retry(a.event(), delayMs, OutboxSql.lastError(a.endpointUrl() + ": " + a.error())));
+            }
+        }
+        return retries;
     }
 
     /**
@@ -258,14 +273,18 @@ public final class OutboxRelay implements Agent, AutoCloseable
     {
         final long[] deleted = cleaner.run();
         rowsCleaned += deleted[0];
-        if (deleted[0] + deleted[1] > 0)
+        if (deleted[0] + deleted[1] + deleted[2] > 0)
         {
-            LOG.info("outbox relay {}: deleted {} published event(s) and {} delivery log row(s) past the retention", name,
-                deleted[0], deleted[1]);
+            LOG.info("outbox relay {}: past the retention, dropped {} outbox month(s), deleted {} published event(s) and {} delivery"
+                + " log row(s)", name, deleted[2], deleted[0], deleted[1]);
         }
     }
 
-    /** Runs a cleanup now, on the caller's thread (tests, tools); the relay need not be started. */
+    /**
+     * Runs a cleanup now, on the caller's thread (tests, tools); the relay need not be started.
+     *
+     * @return {published events deleted, delivery log rows deleted, outbox months dropped}.
+     */
     public long[] cleanupNow() throws SQLException
     {
         return cleaner.run();

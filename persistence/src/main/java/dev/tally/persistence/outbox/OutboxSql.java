@@ -144,6 +144,15 @@ final class OutboxSql
         return delivered;
     }
 
+    /** {@code outbox.last_error} holds at most this many characters (V3's CHECK). */
+    static final int LAST_ERROR_LENGTH_MAX = 1_000;
+
+    /** @return {@code error} cut to fit {@code outbox.last_error}: an overlong one must not fail the round's bookkeeping. */
+    static String lastError(final String error)
+    {
+        return error.length() <= LAST_ERROR_LENGTH_MAX ? error : error.substring(0, LAST_ERROR_LENGTH_MAX);
+    }
+
     static String deliveredKey(final UUID eventId, final String endpointUrl)
     {
         return eventId + " " + endpointUrl;

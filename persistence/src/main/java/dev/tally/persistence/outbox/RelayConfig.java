@@ -48,7 +48,9 @@ public record RelayConfig(
     {
         endpoints = List.copyOf(endpoints);
         require(!endpoints.isEmpty() && endpoints.size() <= ENDPOINTS_MAX, "endpoints must be 1.." + ENDPOINTS_MAX);
-        require(endpoints.stream().map(e -> e.url().toString()).distinct().count() == endpoints.size(), "endpoint URLs must differ");
+        // The delivery log tells endpoints apart by their display form, so that is what must differ.
+        require(endpoints.stream().map(WebhookEndpoint::displayUrl).distinct().count() == endpoints.size(),
+            "endpoint URLs must differ (without user info and query)");
         require(batchEventsMax >= 1 && batchEventsMax <= BATCH_EVENTS_MAX, "batchEventsMax must be 1.." + BATCH_EVENTS_MAX);
         require(headWindowRows >= batchEventsMax && headWindowRows <= HEAD_WINDOW_ROWS_MAX,
             "headWindowRows must be batchEventsMax.." + HEAD_WINDOW_ROWS_MAX);

@@ -8,7 +8,8 @@ import java.util.Locale;
 /**
  * One webhook receiver: where events are POSTed and the secret their signatures are made with.
  *
- * <p>{@link #toString()} names the URL only: the secret must never reach a log.
+ * <p>The secret never reaches a log, and neither does what a URL may carry as a credential (user info, a token in
+ * the query): logs, {@link #toString()} and the delivery log name the endpoint by {@link #displayUrl()}.
  *
  * @param url    http or https URL; compared as text in the delivery log ({@code webhook_deliveries.endpoint_url}).
  * @param secret HMAC key, at least {@value #SECRET_LENGTH_MIN_BYTES} bytes.
@@ -50,6 +51,17 @@ public record WebhookEndpoint(URI url, byte[] secret)
         return secret.clone();
     }
 
+    /**
+     * @return the URL without user info and with the query replaced by {@code ?…}: what logs, the delivery log
+     * ({@code webhook_deliveries.endpoint_url}) and {@code outbox.last_error} show.
+     */
+    public String displayUrl()
+    {
+        final String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        return url.getScheme().toLowerCase(Locale.ROOT) + "://" + url.getHost() + (url.getPort() == -1 ? "" : ":" + url.getPort())
+            + path + (url.getRawQuery() == null ? "" : "?…");
+    }
+
     @Override
     public boolean equals(final Object other)
     {
@@ -65,6 +77,6 @@ public record WebhookEndpoint(URI url, byte[] secret)
     @Override
     public String toString()
     {
-        return "WebhookEndpoint[" + url + ", secret hidden]";
+        return "WebhookEndpoint[" + displayUrl() + ", secret hidden]";
     }
 }

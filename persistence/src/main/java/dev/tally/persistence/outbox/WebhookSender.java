@@ -68,7 +68,7 @@ final class WebhookSender implements AutoCloseable
             .header(WebhookSignature.HEADER, signer.header(attemptedAt.getEpochSecond(), body))
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build();
-        final String url = endpoint.url().toString();
+        final String url = endpoint.displayUrl();
         final long startNs = System.nanoTime();
         return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
             .handle((response, failure) ->

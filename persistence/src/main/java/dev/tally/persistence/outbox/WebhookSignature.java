@@ -5,6 +5,8 @@ import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@value #HEADER} header, in Stripe's convention: {@code t=<unix seconds>,v1=<hex HMAC-SHA256>}, the MAC
@@ -76,9 +78,8 @@ public final class WebhookSignature
             return Verification.MALFORMED;
         }
         long timestampS = -1;
+        final List<byte[]> candidates = new ArrayList<>(2);
         int signatures = 0;
-        boolean matched = false;
-        byte[] expected = null;
         for (final String part : header.split(","))
         {
             final int eq = part.indexOf('=');
@@ -100,14 +101,9 @@ public final class WebhookSignature
             {
                 signatures++;
                 final byte[] candidate = unhex(value);
-                if (candidate != null && timestampS >= 0)
+                if (candidate != null)
                 {
-                    if (expected == null)
-                    {
-                        expected = digest(newMac(secret), timestampS, body);
-                    }
-                    // isEqual is constant-time in the content (JDK 6u17+): no timing oracle on the MAC.
-                    matched |= MessageDigest.isEqual(expected, candidate);
+                    candidates.add(candidate);
                 }
             }
             // Other schemes (v0, future v2) are ignored, as in Stripe's convention.
@@ -119,6 +115,13 @@ public final class WebhookSignature
         if (Math.abs(nowS - timestampS) > toleranceS)
         {
             return Verification.OUTSIDE_TOLERANCE;
+        }
+        final byte[] expected = digest(newMac(secret), timestampS, body);
+        boolean matched = false;
+        for (final byte[] candidate : candidates)
+        {
+            // isEqual is constant-time in the content: no timing oracle on the MAC.
+            matched |= MessageDigest.isEqual(expected, candidate);
         }
         return matched ? Verification.VALID : Verification.MISMATCH;
     }

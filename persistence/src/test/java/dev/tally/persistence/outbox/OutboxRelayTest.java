@@ -1,7 +1,14 @@
 package dev.tally.persistence.outbox;
 
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.LedgerScenario;
+import dev.tally.persistence.MixedWorkload;
 import dev.tally.persistence.PostgresFixture;
 import dev.tally.persistence.db.Database;
+import dev.tally.persistence.verify.Verifier;
+import dev.tally.persistence.writer.EffectRecorder;
+import dev.tally.persistence.writer.LedgerWriter;
+import dev.tally.persistence.writer.WriterConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,10 +79,17 @@ class OutboxRelayTest
             case 2 -> new WebhookReceiver.Answer(503, 0);
             case 3 -> new WebhookReceiver.Answer(200, REQUEST_TIMEOUT_MS + 300);
             default -> WebhookReceiver.Answer.OK;
-        });
-             OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+        }))
         {
-            rows.awaitAllPublished(10_000);
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(10_000);
+            }
+            // Counters are read once the thread stopped: a relay counts a round after its commit.
+            assertEquals(1, relay.eventsPublished());
+            assertEquals(3, relay.deliveriesFailed());
+            assertEquals(1, relay.deliveriesSucceeded());
 
             final List<WebhookReceiver.Received> got = receiver.awaitReceived(4, 2_000);
             assertEquals(4, got.size(), "four requests: " + got);
@@ -87,10 +101,6 @@ class OutboxRelayTest
                 assertTrue(r.body().contains("\"schemaVersion\": 1"), r.body());
             }
             assertEquals(Set.of(1, 2, 3, 4), Set.copyOf(got.stream().map(WebhookReceiver.Received::attemptHeader).toList()));
-            awaitCounted(relay::eventsPublished, 1);
-            assertEquals(1, relay.eventsPublished());
-            assertEquals(3, relay.deliveriesFailed());
-            assertEquals(1, relay.deliveriesSucceeded());
         }
 
         final List<Map<String, Object>> log = deliveries(db, event);
@@ -132,10 +142,13 @@ class OutboxRelayTest
         final UUID b2 = rows.insert("B", "TransferReversed");
         // a1 fails three times (~350 ms of backoff); everything else is accepted at once.
         try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
-            (id, nth) -> id.equals(a1.toString()) && nth <= 3 ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK);
-             OutboxRelay ignored = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+            (id, nth) -> id.equals(a1.toString()) && nth <= 3 ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
         {
-            rows.awaitAllPublished(10_000);
+            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+            {
+                rows.awaitAllPublished(10_000);
+                assertTrue(relay.deliveriesFailed() >= 3, "a1's failures");
+            }
 
             final List<String> accepted = receiver.accepted().stream().map(WebhookReceiver.Received::eventId).toList();
             assertEquals(6, accepted.size(), "each event accepted once: " + accepted);
@@ -171,15 +184,16 @@ class OutboxRelayTest
         try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
         {
             final RelayConfig config = fastConfig(receiver).withBatch(16);
-            try (OutboxRelay first = new OutboxRelay(db.dataSource(), config).start();
-                 OutboxRelay second = new OutboxRelay(db.dataSource(), config).start())
+            final OutboxRelay first = new OutboxRelay(db.dataSource(), config).start();
+            final OutboxRelay second = new OutboxRelay(db.dataSource(), config).start();
+            try (first; second)
             {
                 rows.awaitAllPublished(20_000);
-                awaitCounted(() -> first.eventsPublished() + second.eventsPublished(), aggregates * eventsPerAggregate);
-                assertEquals(aggregates * eventsPerAggregate, first.eventsPublished() + second.eventsPublished());
-                assertTrue(first.eventsPublished() > 0 && second.eventsPublished() > 0,
-                    "both relays worked: " + first.eventsPublished() + " + " + second.eventsPublished());
             }
+            // Read the counters once both threads have stopped: a relay counts a round after its commit.
+            assertEquals(aggregates * eventsPerAggregate, first.eventsPublished() + second.eventsPublished());
+            assertTrue(first.eventsPublished() > 0 && second.eventsPublished() > 0,
+                "both relays worked: " + first.eventsPublished() + " + " + second.eventsPublished());
             final List<WebhookReceiver.Received> got = receiver.received();
             final Set<String> distinct = new HashSet<>();
             got.forEach(r -> assertTrue(distinct.add(r.eventId()), "delivered twice: " + r.eventId()));
@@ -197,19 +211,98 @@ class OutboxRelayTest
     }
 
     @Test
+    void shouldDeliverAfterTheLeaseWhenTheRelayThatClaimedAnEventDied() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-crash", "TransferPosted");
+        final UUID later = rows.insert("tr-crash", "TransferReversed");
+        // A relay claims the head with a 600 ms lease, then "dies": it never delivers nor records anything.
+        final long claimedAtMs = System.currentTimeMillis();
+        assertEquals(List.of(event), new OutboxSql(db.dataSource()).claim(2_000, 10, 600).stream().map(OutboxEvent::id).toList());
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(10_000);
+            }
+            final List<WebhookReceiver.Received> got = receiver.received();
+            assertEquals(List.of(event.toString(), later.toString()), got.stream().map(WebhookReceiver.Received::eventId).toList(),
+                "the claimed event first, once its lease passed, then the next of its aggregate");
+            assertTrue(got.get(0).receivedAtMs() >= claimedAtMs + 600, "not before the lease passed");
+            assertEquals(2, got.get(0).attemptHeader(), "the dead relay's claim counts as attempt 1");
+        }
+    }
+
+    @Test
+    void shouldNotCallAgainAnEndpointThatAlreadyAcknowledgedARetriedEvent() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-two", "TransferPosted");
+        try (WebhookReceiver healthy = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK);
+             WebhookReceiver flaky = new WebhookReceiver(SECRET, (id, nth) -> nth <= 2 ? new WebhookReceiver.Answer(502, 0)
+                 : WebhookReceiver.Answer.OK))
+        {
+            final RelayConfig config = RelayConfig.defaults(List.of(new WebhookEndpoint(healthy.url(), SECRET),
+                    new WebhookEndpoint(java.net.URI.create(flaky.url() + "?second"), SECRET)))
+                .withTimings(10, REQUEST_TIMEOUT_MS, 10_000).withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), config).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(10_000);
+            }
+            assertEquals(1, healthy.received().size(), "acknowledged once, not called on the retries");
+            assertEquals(3, flaky.received().size(), "502, 502, then 200");
+            assertEquals(4, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"));
+            assertEquals(2, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded"));
+        }
+    }
+
+    @Test
+    void shouldRecordAFailureEvenWhenItsReasonIsLongerThanTheColumnAllows() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-long", "TransferPosted");
+        // Port 1 on loopback refuses at once; the URL alone is longer than outbox.last_error may hold.
+        final WebhookEndpoint refusing = new WebhookEndpoint(java.net.URI.create("http://127.0.0.1:1/" + "x".repeat(1_500)), SECRET);
+        final RelayConfig config = RelayConfig.defaults(List.of(refusing)).withTimings(10, REQUEST_TIMEOUT_MS, 10_000)
+            .withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
+        final OutboxRelay relay = new OutboxRelay(db.dataSource(), config).start();
+        try (relay)
+        {
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (rows.count("SELECT count(*) FROM webhook_deliveries") < 2 && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
+        }
+        assertTrue(relay.deliveriesFailed() >= 2, "failed attempts were recorded and retried");
+        assertEquals(OutboxSql.LAST_ERROR_LENGTH_MAX, rows.count("SELECT length(last_error) FROM outbox WHERE id = '" + event + "'"));
+        assertEquals(0, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded OR status_code IS NOT NULL"));
+    }
+
+    @Test
     void shouldDeletePublishedRowsOlderThanTheRetentionAndKeepUnpublishedOnes() throws Exception
     {
         final Database db = pg.newDatabase();
         final OutboxRows rows = new OutboxRows(db);
         final Instant now = Instant.now();
+        // A month of its own, two months back: dropped whole rather than deleted row by row.
+        text(db, "SELECT tally_ensure_partitions(now() - interval '2 months', 0)::text");
+        final String oldMonth = "outbox_" + text(db, "SELECT to_char(now() - interval '2 months', 'YYYYMM')");
+        final UUID monthsOld = rows.insert("transfer", "p0", "TransferPosted", now.minus(Duration.ofDays(61)));
         final UUID oldPublished = rows.insert("transfer", "p1", "TransferPosted", now.minus(Duration.ofDays(3)));
         final UUID oldUnpublished = rows.insert("transfer", "u1", "TransferPosted", now.minus(Duration.ofDays(2)));
         final UUID olderThanRetentionAfterIt = rows.insert("transfer", "p2", "TransferPosted", now.minus(Duration.ofDays(2)).plusSeconds(3_600));
         final UUID recentPublished = rows.insert("transfer", "p3", "TransferPosted", now.minus(Duration.ofHours(1)));
         final UUID recentUnpublished = rows.insert("transfer", "u2", "TransferPosted", now);
-        rows.markPublished(oldPublished);
-        rows.markPublished(olderThanRetentionAfterIt);
-        rows.markPublished(recentPublished);
+        for (final UUID published : List.of(monthsOld, oldPublished, olderThanRetentionAfterIt, recentPublished))
+        {
+            rows.markPublished(published);
+        }
         rows.update("INSERT INTO webhook_deliveries (event_id, tenant_id, endpoint_url, attempt, attempted_at, duration_ms, succeeded)"
             + " VALUES ('" + oldPublished + "', 7, 'http://x/', 1, now() - interval '3 days', 1, true),"
             + " ('" + recentPublished + "', 7, 'http://x/', 1, now() - interval '1 hour', 1, true)");
@@ -219,9 +312,11 @@ class OutboxRelayTest
         try (OutboxRelay relay = new OutboxRelay(db.dataSource(), config))
         {
             final long[] first = relay.cleanupNow();
-            assertEquals(1, first[0], "only the published row before the oldest unpublished one goes");
+            assertTrue(first[2] >= 1, "the old month was dropped whole");
+            assertEquals("", text(db, "SELECT coalesce(to_regclass('" + oldMonth + "')::text, '')"));
             assertEquals(1, first[1], "the old delivery log row goes");
-            assertEquals(Set.of(oldUnpublished, olderThanRetentionAfterIt, recentPublished, recentUnpublished), ids(db));
+            assertEquals(Set.of(oldUnpublished, olderThanRetentionAfterIt, recentPublished, recentUnpublished), ids(db),
+                "published rows before the oldest unpublished one go (dropped or deleted); it and everything after stay");
             assertEquals(now.minus(Duration.ofDays(2)).toEpochMilli(), retainedFrom(db).toEpochMilli(),
                 "the retained outbox starts at the oldest unpublished event");
 
@@ -232,6 +327,58 @@ class OutboxRelayTest
             final long retainedLagMs = Duration.between(retainedFrom(db), now.minus(Duration.ofDays(1))).toMillis();
             assertTrue(Math.abs(retainedLagMs) < 60_000, "retained from now − retention: " + retainedFrom(db));
             assertEquals(0, relay.cleanupNow()[0], "nothing more to delete");
+        }
+    }
+
+    @Test
+    void shouldLeaveTheVerifierGreenAfterDeliveringAndCleaningUpTheWritersEvents() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final LedgerScenario s;
+        try (LedgerWriter writer = LedgerWriter.create(db, WriterConfig.defaults().withRing(1 << 20, 100_000)))
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            MixedWorkload.run(s, 100);   // journaled at the end of January 2026: far past any retention
+            assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)));
+        }
+        final long events = rows.count("SELECT count(*) FROM outbox");
+        // One event half-way is refused forever: it and the later events of its aggregate stay unpublished.
+        final String poison = text(db, "SELECT id::text FROM outbox ORDER BY id OFFSET " + events / 2 + " LIMIT 1");
+        final long blocked = rows.count("SELECT count(*) FROM outbox o, outbox p WHERE p.id = '" + poison + "'"
+            + " AND o.aggregate_type = p.aggregate_type AND o.aggregate_id = p.aggregate_id AND o.id >= p.id");
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
+            (id, nth) -> id.equals(poison) ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(),
+                fastConfig(receiver).withBatch(50).withRetention(Duration.ofDays(1).toMillis(), 60_000)).start();
+            try (relay)
+            {
+                final long deadline = System.nanoTime() + 20_000_000_000L;
+                while (rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL") > blocked && System.nanoTime() - deadline < 0)
+                {
+                    Thread.sleep(10);
+                }
+                final long[] cleaned = relay.cleanupNow();
+                assertTrue(cleaned[0] + cleaned[2] > 0, "published events before the poison went");
+            }
+        }
+        assertEquals(blocked, rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL"), "no unpublished event deleted");
+        assertEquals(0, rows.count("SELECT count(*) FROM outbox WHERE id < '" + poison + "'"), "everything before the poison went");
+        assertTrue(rows.count("SELECT count(*) FROM outbox") < events);
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final int status = new Verifier(s.ledger, db.dataSource()).run(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+        assertEquals(0, status, "verify after delivery and cleanup:\n" + out.toString(StandardCharsets.UTF_8));
+    }
+
+    static String text(final Database db, final String sql) throws Exception
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql))
+        {
+            rs.next();
+            return rs.getString(1);
         }
     }
 
@@ -278,15 +425,5 @@ class OutboxRelayTest
         }
         assertNotNull(log);
         return log;
-    }
-
-    /** A relay counts a round's events just after the round's transaction marked them published: wait for it. */
-    private static void awaitCounted(final java.util.function.LongSupplier counter, final long expected) throws InterruptedException
-    {
-        final long deadlineNs = System.nanoTime() + 5_000_000_000L;
-        while (counter.getAsLong() < expected && System.nanoTime() < deadlineNs)
-        {
-            Thread.sleep(10);
-        }
     }
 }

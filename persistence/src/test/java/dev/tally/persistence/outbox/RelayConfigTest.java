@@ -55,10 +55,22 @@ class RelayConfigTest
     }
 
     @Test
-    void shouldNeverPrintTheSecret()
+    void shouldNeverPrintTheSecretNorCredentialsInTheUrl()
     {
-        final WebhookEndpoint endpoint = WebhookEndpoint.of("https://example.test/hooks", "top-secret-value-123");
-        assertFalse(endpoint.toString().contains("top-secret"), endpoint.toString());
-        assertFalse(RelayConfig.defaults(List.of(endpoint)).toString().contains("top-secret"));
+        final WebhookEndpoint endpoint = WebhookEndpoint.of("https://ops:hunter2@example.test:8443/hooks?token=abc123", "top-secret-value-123");
+        assertEquals("https://example.test:8443/hooks?…", endpoint.displayUrl());
+        for (final String shown : List.of(endpoint.toString(), RelayConfig.defaults(List.of(endpoint)).toString()))
+        {
+            assertFalse(shown.contains("top-secret") || shown.contains("hunter2") || shown.contains("abc123"), shown);
+        }
+        assertEquals("http://example.test/", WebhookEndpoint.of("http://example.test", "s".repeat(16)).displayUrl());
+    }
+
+    @Test
+    void shouldRefuseEndpointsThatDifferOnlyByCredentials()
+    {
+        assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of(
+            WebhookEndpoint.of("https://example.test/hooks?token=a", "s".repeat(16)),
+            WebhookEndpoint.of("https://example.test/hooks?token=b", "s".repeat(16)))));
     }
 }

@@ -58,6 +58,12 @@ class WebhookSignatureTest
     }
 
     @Test
+    void shouldAcceptTheTimestampAfterTheSignature()
+    {
+        assertEquals(Verification.VALID, WebhookSignature.verify(SECRET, "v1=" + OPENSSL_HEX + ",t=" + T, BODY, T, 300));
+    }
+
+    @Test
     void shouldReportMalformedHeaders()
     {
         assertEquals(Verification.MALFORMED, WebhookSignature.verify(SECRET, null, BODY, T, 300));
