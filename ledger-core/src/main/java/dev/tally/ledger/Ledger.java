@@ -510,6 +510,12 @@ public final class Ledger
         return commandsApplied;
     }
 
+    /** @return money movements that touched an account with more than one sub-balance, since start (a metric, not state). */
+    public long hotAccountMoves()
+    {
+        return postings.hotAccountMoves();
+    }
+
     public long transfersPosted()
     {
         return transfersPosted;

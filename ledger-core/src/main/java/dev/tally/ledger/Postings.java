@@ -23,6 +23,13 @@ import dev.tally.ledger.transfer.TransferTable;
  */
 final class Postings
 {
+    /**
+     * Money movements touching an account with more than one sub-balance (a hot account), since start.
+     * A monitoring counter, not state: not in the state hash or a snapshot, and not undone with a failed
+     * atomic batch. Read by the metrics thread without a fence: a 64-bit plain read, possibly stale.
+     */
+    private long hotAccountMoves;
+
     private static final long HOLD_TIMEOUT_MAX_MS = LedgerLimits.HOLD_TIMEOUT_MAX_MS;
     private static final long OVERDRAFT_LIMIT_MAX_MINOR = LedgerLimits.OVERDRAFT_LIMIT_MAX_MINOR;
 
@@ -432,6 +439,10 @@ final class Postings
     /** Debits one account, credits the other, and records the two legs (entry ordinals 0 and 1). */
     private void move(final int debitSlot, final int creditSlot, final long amount, final Command c)
     {
+        if (accounts.subCount(debitSlot) > 1 || accounts.subCount(creditSlot) > 1)
+        {
+            hotAccountMoves++;
+        }
         accounts.draw(debitSlot, amount, false, c.journalIndex);
         accounts.credit(creditSlot, amount, c.journalIndex);
         final int currency = accounts.currency(debitSlot);
@@ -445,5 +456,11 @@ final class Postings
     {
         effects.event(type, c.journalIndex, c.timestampNs, eventOrdinal++, c.tenantId, subject, accountA, accountB, amount,
             currency, extra);
+    }
+
+    /** @return money movements that touched a hot account (more than one sub-balance) since start. */
+    long hotAccountMoves()
+    {
+        return hotAccountMoves;
     }
 }

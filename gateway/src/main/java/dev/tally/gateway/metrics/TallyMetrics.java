@@ -92,6 +92,9 @@ public final class TallyMetrics implements StageMeters
     {
         Gauge.builder("tally.journal.index", journal, Journal::lastIndex).description("Last journaled index").register(registry);
         Gauge.builder("tally.ledger.applied.index", ledger, Ledger::lastJournalIndex).description("Last applied journal index").register(registry);
+        FunctionCounter.builder("tally.ledger.hot.account.moves", ledger, Ledger::hotAccountMoves)
+            .description("Money movements touching an account with more than one sub-balance (divide by tally.ledger.outcomes for the rate)")
+            .register(registry);
         Gauge.builder("tally.idempotency.keys.live", ledger, l -> l.idempotencyKeys().size()).description("Keys inside retention").register(registry);
         Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.idempotencyKeys().capacity()).register(registry);
         Gauge.builder("tally.holds.live", ledger, l -> l.holds().size()).description("Active and unknown holds").register(registry);

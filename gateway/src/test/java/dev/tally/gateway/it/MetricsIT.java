@@ -64,6 +64,23 @@ class MetricsIT extends OneServerPerTest
         assertEquals(0, metric("tally_http_read_timeouts_total"));
     }
 
+    @Test
+    void shouldCountMovesThatTouchAHotAccount()
+    {
+        createAccount(1, false);
+        createAccount(2, true);
+        assertEquals(201, client.post("/v1/accounts", "hot-3",
+            "{\"id\": 3, \"currency\": \"TRY\", \"subBalances\": 4, \"debitsMustNotExceedCredits\": true}").status());
+        final double before = metric("tally_ledger_hot_account_moves_total");
+
+        assertEquals(201, client.transfer("h-1", 1, 3, "10.00", TRY, null).status());
+        assertEquals(201, client.transfer("h-2", 1, 3, "10.00", TRY, null).status());
+        assertEquals(201, client.transfer("h-3", 1, 2, "10.00", TRY, null).status());
+        assertEquals(201, client.transfer("h-1", 1, 3, "10.00", TRY, null).status());
+
+        assertEquals(before + 2, metric("tally_ledger_hot_account_moves_total"), "two moves into the hot account; a replay moves nothing");
+    }
+
     /** @return the value of the first sample whose name (and labels) match {@code sampleRegex}. */
     private double metric(final String sampleRegex)
     {
