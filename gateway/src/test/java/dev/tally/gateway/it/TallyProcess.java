@@ -99,6 +99,16 @@ final class TallyProcess implements AutoCloseable
     static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
         final List<String> serveArgs) throws InterruptedException
     {
+        final Process process = spawn(dataDir, durability, log, jvmArgs, serveArgs);
+        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
+        tally.awaitReady();
+        return tally;
+    }
+
+    /** Starts {@code tally serve} without waiting for anything: for a test that kills it during start-up. */
+    static Process spawn(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> serveArgs)
+    {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -113,18 +123,14 @@ final class TallyProcess implements AutoCloseable
         // small tables: the ledger allocates them at full size on start
         command.addAll(CAPACITIES);
         command.addAll(serveArgs);
-        final Process process;
         try
         {
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         }
         catch (final IOException e)
         {
             throw new UncheckedIOException("cannot start " + command, e);
         }
-        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
-        tally.awaitReady();
-        return tally;
     }
 
     int port()
@@ -255,7 +261,7 @@ final class TallyProcess implements AutoCloseable
         return opens.isEmpty() ? JVM_OPENS_FALLBACK : opens;
     }
 
-    private static String read(final Path log)
+    static String read(final Path log)
     {
         try
         {
