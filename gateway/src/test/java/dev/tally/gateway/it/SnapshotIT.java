@@ -86,6 +86,34 @@ class SnapshotIT
         assertTrue(snapshot.snapshotIndex() > snapshotIndex, "replay starts from the offline snapshot: " + snapshot.output());
     }
 
+    @Test
+    void shouldRestartFromASnapshotWithThePostgresReadModelAndVerifyFromIt() throws Exception
+    {
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LEDGER, Servers.withoutTicks(), HttpLimits.defaults(), null, true);
+        final long snapshotIndex;
+        try (TallyServer first = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            final TallyClient client = Servers.client(first);
+            assertEquals(201, client.createAccount(1, TRY, false).status());
+            assertEquals(201, client.createAccount(2, TRY, true).status());
+            assertEquals(201, client.createAccount(3, TRY, true).status());
+            transfers(client, "before-", 10);
+            first.snapshotter().requestNow();
+            snapshotIndex = awaitSnapshot(first);
+            transfers(client, "after-", 10);
+        }
+        try (TallyServer second = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            // The writer drained at close, so its watermark is past the snapshot: the snapshot is usable.
+            assertEquals(snapshotIndex, second.snapshotter().writtenIndex(), "started from the snapshot");
+            transfers(Servers.client(second), "second-", 5);
+        }
+        final TallyCli.Run verify = TallyCli.run("verify", "--data-dir", dataDir.toString(), "--from-snapshot");
+        assertEquals(0, verify.exitCode(), verify.output());
+        assertTrue(verify.output().contains("started from the snapshot at journal index " + snapshotIndex), verify.output());
+    }
+
     private void transfers(final TallyClient client, final String prefix, final int count)
     {
         for (int i = 0; i < count; i++)
