@@ -97,6 +97,38 @@ class LedgerSnapshotSymmetryTest
     }
 
     @Test
+    void shouldCopyIntoAReusedImageWithoutAllocating()
+    {
+        final Commands commands = new Commands();
+        final Ledger ledger = new Ledger(CONFIG);
+        ledger.apply(commands.createFundingAccount("funding", 1));
+        ledger.apply(commands.createHotAccount("hot", 2, 8));
+        for (int i = 0; i < 40; i++)
+        {
+            ledger.apply(commands.createAccount("account-" + i, 10 + i));
+            ledger.apply(commands.transfer("transfer-" + i, 1, 10 + i, 500, "ref-" + i));
+            ledger.apply(commands.hold("hold-" + i, 10 + i, 100, 60_000));
+        }
+        final StateImage image = new StateImage();
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < 2_000; i++)
+        {
+            ledger.copyTo(image);
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 10_000; i++)
+        {
+            ledger.copyTo(image);
+        }
+        final long allocatedBytes = threads.getCurrentThreadAllocatedBytes() - before;
+        // Sporadic runtime noise is a few hundred bytes; an allocation per copy would be >= 160,000.
+        org.junit.jupiter.api.Assertions.assertTrue(allocatedBytes < 10_000,
+            "allocated " + allocatedBytes + " bytes for 10,000 copies into the same image");
+        assertEquals(ledger.stateHash(), image.stateHash());
+    }
+
+    @Test
     void shouldRefuseToRestoreIntoAnotherConfiguration()
     {
         final StateImage image = new StateImage();

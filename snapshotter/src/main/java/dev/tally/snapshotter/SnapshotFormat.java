@@ -42,6 +42,8 @@ public final class SnapshotFormat
     /** Version of the layout above. Bump it (and keep reading the old one) on any change. */
     public static final int VERSION = 1;
     public static final int SECTION_COUNT = 8;
+    /** The one section of bytes (transfer reference texts); every other section is longs. */
+    static final int REFERENCE_TEXT_SECTION = 6;
 
     static final byte[] MAGIC = "TALLYSNP".getBytes(StandardCharsets.US_ASCII);
     static final int VERSION_OFFSET = MAGIC.length;
@@ -104,7 +106,7 @@ public final class SnapshotFormat
         for (int section = 0; section < SECTION_COUNT; section++)
         {
             crc.reset();
-            if (section == 6)
+            if (section == REFERENCE_TEXT_SECTION)
             {
                 writeBytes(image.transferReferenceText(), out);
             }
@@ -217,7 +219,7 @@ public final class SnapshotFormat
         for (int section = 0; section < SECTION_COUNT; section++)
         {
             lengths[section] = chunk.getLong(SECTION_LENGTHS_OFFSET + section * Long.BYTES);
-            if (lengths[section] < 0 || lengths[section] > SECTION_BYTES_MAX || (section != 6 && lengths[section] % Long.BYTES != 0))
+            if (lengths[section] < 0 || lengths[section] > SECTION_BYTES_MAX || (section != REFERENCE_TEXT_SECTION && lengths[section] % Long.BYTES != 0))
             {
                 throw new SnapshotCorruptException("section " + section + " has an impossible length " + lengths[section]);
             }
@@ -231,7 +233,7 @@ public final class SnapshotFormat
         for (int section = 0; section < SECTION_COUNT; section++)
         {
             crc.reset();
-            if (section == 6)
+            if (section == REFERENCE_TEXT_SECTION)
             {
                 readBytes(in, image.transferReferenceText(), (int)lengths[section]);
             }
@@ -300,7 +302,7 @@ public final class SnapshotFormat
 
     private static long sectionBytes(final StateImage image, final int section)
     {
-        return section == 6 ? image.transferReferenceText().length() : (long)longSection(image, section).length() * Long.BYTES;
+        return section == REFERENCE_TEXT_SECTION ? image.transferReferenceText().length() : (long)longSection(image, section).length() * Long.BYTES;
     }
 
     private static LongSection longSection(final StateImage image, final int section)

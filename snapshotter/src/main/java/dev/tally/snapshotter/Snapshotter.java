@@ -38,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class Snapshotter implements Agent, AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
+    /** After a failed write, the next snapshot is attempted no sooner than this. */
+    private static final long RETRY_AFTER_FAILURE_NS = 10_000_000_000L;
 
     private final SnapshotDirectory directory;
     private final SnapshotFormat format = new SnapshotFormat();
@@ -57,6 +59,7 @@ public final class Snapshotter implements Agent, AutoCloseable
     // owned by the agent thread
     private long lastRequestNs = System.nanoTime();
     private boolean awaitingCommand;
+    private long failedAtNs = System.nanoTime() - RETRY_AFTER_FAILURE_NS;
     private long seenAtRequest;
     private AgentRunner runner;
 
@@ -114,22 +117,30 @@ public final class Snapshotter implements Agent, AutoCloseable
     }
 
     @Override
-    public int doWork() throws IOException
+    public int doWork()
     {
+        final long nowNs = System.nanoTime();
         if (!imageReady.get())
         {
-            return trigger == null ? 0 : requestWhenDue(System.nanoTime());
+            return trigger == null || nowNs - failedAtNs < RETRY_AFTER_FAILURE_NS ? 0 : requestWhenDue(nowNs);
         }
         try
         {
-            final long startNs = System.nanoTime();
             final long stateHash = image.stateHash();
             final Path file = directory.write(image, stateHash, format);
             writtenIndex.set(image.lastJournalIndex());
             LOG.info("snapshot at journal index {} ({} MB, state hash {}): copied in {} ms on the business thread, hashed and written in {} ms",
                 image.lastJournalIndex(), SnapshotFormat.fileLength(image) >> 20, Long.toHexString(stateHash), copyNs / 1_000_000,
-                (System.nanoTime() - startNs) / 1_000_000);
+                (System.nanoTime() - nowNs) / 1_000_000);
             LOG.debug("snapshot file {}", file);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // A full or failing disk: the journal still holds everything, so serving goes on; the next
+            // attempt waits, rather than make the business thread copy the state again every few ms.
+            failedAtNs = nowNs;
+            LOG.error("snapshot at journal index {} not written; retrying in {} s", image.lastJournalIndex(),
+                RETRY_AFTER_FAILURE_NS / 1_000_000_000L, ex);
         }
         finally
         {
@@ -211,8 +222,7 @@ public final class Snapshotter implements Agent, AutoCloseable
             final long deadlineNs = System.nanoTime() + 30_000_000_000L;
             while (imageReady.get() && System.nanoTime() < deadlineNs)
             {
-                Thread.onSpinWait();
-                Thread.yield();
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
             }
             runner.close();
             runner = null;

@@ -9,6 +9,7 @@ import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
 import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.snapshotter.SnapshotDirectory;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -60,14 +61,20 @@ public final class VerifyCommand implements Callable<Integer>
             {
                 try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
                 {
-                    ledger = LedgerRecovery.recover(fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null,
-                        reader::replay, ledgerOptions.toConfig(), watermarkBefore, (replayed, command) ->
+                    final RecoveredLedger recovered = LedgerRecovery.recover(
+                        fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null, reader::replay,
+                        ledgerOptions.toConfig(), watermarkBefore, (replayed, command) ->
                         {
                             if (replayed.isUnitComplete())
                             {
                                 recorder.onUnit(replayed);
                             }
-                        }).ledger();
+                        });
+                    ledger = recovered.ledger();
+                    if (recovered.snapshotIndex() > 0)
+                    {
+                        System.out.println("verify: started from the snapshot at journal index " + recovered.snapshotIndex());
+                    }
                 }
                 final long deadlineNs = System.nanoTime() + CATCH_UP_WAIT_MAX_NS;
                 while (recorder.lagCommands() > 0 && writer.failure() == null && System.nanoTime() - deadlineNs < 0)

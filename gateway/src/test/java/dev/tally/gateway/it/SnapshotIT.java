@@ -41,20 +41,7 @@ class SnapshotIT
     {
         final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
             LEDGER, Servers.withoutTicks(), HttpLimits.defaults());
-        final long snapshotIndex;
-        try (TallyServer first = new TallyServer(config, ON_REQUEST_ONLY))
-        {
-            final TallyClient client = Servers.client(first);
-            assertEquals(201, client.createAccount(1, TRY, false).status());
-            assertEquals(201, client.createAccount(2, TRY, true).status());
-            assertEquals(201, client.createAccount(3, TRY, true).status());
-            transfers(client, "before-", 20);
-            first.snapshotter().requestNow();
-            snapshotIndex = awaitSnapshot(first);
-            // After the snapshot: the restart must replay these from the journal.
-            transfers(client, "after-", 20);
-            assertEquals(422, send(client, "overdraw", TallyClient.transferJson(2, 3, "1000000.00", TRY, null)).status());
-        }
+        final long snapshotIndex = runWithASnapshotInTheMiddle(config, 20);
 
         final TallyCli.Run fromScratch = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json");
         final TallyCli.Run fromSnapshot = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json", "--from-snapshot");
@@ -84,6 +71,46 @@ class SnapshotIT
         final TallyCli.Run snapshot = TallyCli.run("replay", "--data-dir", dataDir.toString(), "--format", "json", "--from-snapshot");
         assertEquals(scratch.stateHash(), snapshot.stateHash(), "after an offline snapshot");
         assertTrue(snapshot.snapshotIndex() > snapshotIndex, "replay starts from the offline snapshot: " + snapshot.output());
+    }
+
+    @Test
+    void shouldRestartFromASnapshotWithThePostgresReadModelAndVerifyFromIt() throws Exception
+    {
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LEDGER, Servers.withoutTicks(), HttpLimits.defaults(), null, true);
+        final long snapshotIndex = runWithASnapshotInTheMiddle(config, 10);
+        try (TallyServer second = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            // The writer drained at close, so its watermark is past the snapshot: the snapshot is usable.
+            assertEquals(snapshotIndex, second.snapshotter().writtenIndex(), "started from the snapshot");
+            transfers(Servers.client(second), "second-", 5);
+        }
+        final TallyCli.Run verify = TallyCli.run("verify", "--data-dir", dataDir.toString(), "--from-snapshot");
+        assertEquals(0, verify.exitCode(), verify.output());
+        assertTrue(verify.output().contains("started from the snapshot at journal index " + snapshotIndex), verify.output());
+    }
+
+    /**
+     * Three accounts and {@code transfers} transfers, a snapshot on request, then as many transfers again
+     * and a stored rejection (the restart must replay these from the journal); the server then closes.
+     *
+     * @return the snapshot's journal index.
+     */
+    private long runWithASnapshotInTheMiddle(final ServerConfig config, final int transfers) throws Exception
+    {
+        try (TallyServer server = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            final TallyClient client = Servers.client(server);
+            assertEquals(201, client.createAccount(1, TRY, false).status());
+            assertEquals(201, client.createAccount(2, TRY, true).status());
+            assertEquals(201, client.createAccount(3, TRY, true).status());
+            transfers(client, "before-", transfers);
+            server.snapshotter().requestNow();
+            final long snapshotIndex = awaitSnapshot(server);
+            transfers(client, "after-", transfers);
+            assertEquals(422, send(client, "overdraw", TallyClient.transferJson(2, 3, "1000000.00", TRY, null)).status());
+            return snapshotIndex;
+        }
     }
 
     private void transfers(final TallyClient client, final String prefix, final int count)

@@ -99,6 +99,13 @@ final class TallyProcess implements AutoCloseable
         return start(dataDir, durability, log, List.of(), serveArgs, environment);
     }
 
+    /** As below, without extra environment variables. */
+    static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> serveArgs) throws InterruptedException
+    {
+        return start(dataDir, durability, log, jvmArgs, serveArgs, java.util.Map.of());
+    }
+
     /**
      * @param jvmArgs     more JVM arguments (system properties for fault injection).
      * @param serveArgs   more {@code tally serve} options.
@@ -106,6 +113,16 @@ final class TallyProcess implements AutoCloseable
      */
     static TallyProcess start(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
         final List<String> serveArgs, final java.util.Map<String, String> environment) throws InterruptedException
+    {
+        final Process process = spawn(dataDir, durability, log, jvmArgs, serveArgs, environment);
+        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
+        tally.awaitReady();
+        return tally;
+    }
+
+    /** Starts {@code tally serve} without waiting for anything: for a test that kills it during start-up. */
+    static Process spawn(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> serveArgs, final java.util.Map<String, String> environment)
     {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -121,20 +138,16 @@ final class TallyProcess implements AutoCloseable
         // small tables: the ledger allocates them at full size on start
         command.addAll(CAPACITIES);
         command.addAll(serveArgs);
-        final Process process;
         try
         {
             final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.environment().putAll(environment);
-            process = builder.start();
+            return builder.start();
         }
         catch (final IOException e)
         {
             throw new UncheckedIOException("cannot start " + command, e);
         }
-        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
-        tally.awaitReady();
-        return tally;
     }
 
     int port()
@@ -288,7 +301,7 @@ final class TallyProcess implements AutoCloseable
         return opens.isEmpty() ? JVM_OPENS_FALLBACK : opens;
     }
 
-    private static String read(final Path log)
+    static String read(final Path log)
     {
         try
         {

@@ -62,9 +62,18 @@ public final class StateImage
     /** Records the configuration the ledger ran with: a restore into another one could behave differently. */
     public void config(final LedgerConfig c)
     {
-        final long[] v = {c.accountsMax(), c.subBalancesMax(), c.idempotencyKeysMax(), c.referencesMax(), c.transfersMax(),
-            c.holdsMax(), c.keyRetentionMs(), c.referenceRetentionMs(), c.reversalWindowMs(), c.expiriesPerTickMax()};
-        System.arraycopy(v, 0, config, 0, CONFIG_VALUES);
+        // Field by field, not through an array literal: this runs on the business thread at every snapshot.
+        final long[] v = config;
+        v[0] = c.accountsMax();
+        v[1] = c.subBalancesMax();
+        v[2] = c.idempotencyKeysMax();
+        v[3] = c.referencesMax();
+        v[4] = c.transfersMax();
+        v[5] = c.holdsMax();
+        v[6] = c.keyRetentionMs();
+        v[7] = c.referenceRetentionMs();
+        v[8] = c.reversalWindowMs();
+        v[9] = c.expiriesPerTickMax();
     }
 
     /** @return the configuration the imaged ledger ran with. */
