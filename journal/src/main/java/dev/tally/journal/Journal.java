@@ -74,6 +74,15 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * After cycle files were deleted (journal pruning, server stopped): makes the queue's own directory
+     * listing forget them, so that read-only opens ({@link JournalReader}) work again.
+     */
+    public static void forgetDeletedCycleFiles(final java.nio.file.Path directory)
+    {
+        JournalQueues.refreshDirectoryListing(directory);
+    }
+
+    /**
      * Opens (creating when absent) the journal in {@code config.directory()} and checks its tail.
      *
      * @throws JournalCorruptedException when the journal is broken before its tail, or when intact

@@ -65,6 +65,19 @@ final class JournalQueues
             .build();
     }
 
+    /**
+     * Makes Chronicle's directory listing (the lowest and highest cycle it remembers in the queue's
+     * metadata file) match the cycle files present, after files were deleted. A read-only open trusts the
+     * listing and fails on a lowest cycle that is gone; only a writable queue may rewrite it.
+     */
+    static void refreshDirectoryListing(final Path directory)
+    {
+        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(directory).rollCycle(ROLL_CYCLE).syncMode(SyncMode.NONE).build())
+        {
+            queue.refreshDirectoryListing();
+        }
+    }
+
     /** Opens an existing queue for reading only (tools, verification). */
     static SingleChronicleQueue openReadOnly(final Path directory)
     {

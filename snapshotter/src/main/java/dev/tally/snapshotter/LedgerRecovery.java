@@ -1,6 +1,7 @@
 package dev.tally.snapshotter;
 
 import dev.tally.journal.ReplayResult;
+import dev.tally.journal.ReplayStatus;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.command.Command;
@@ -68,6 +69,7 @@ public final class LedgerRecovery
         final long startNs = System.nanoTime();
         final Ledger ledger = new Ledger(config);
         final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
+        refuseBroken(replay, "a full replay");
         final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
         return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000, insideBatch);
@@ -146,10 +148,25 @@ public final class LedgerRecovery
             LOG.warn("snapshot {} is at journal index {} but the journal ends before it: skipped", file.path(), header.lastJournalIndex());
             return null;
         }
+        refuseBroken(replay, "the replay after snapshot " + file.path());
         final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
         return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), replay, loadMs,
             (System.nanoTime() - replayStartNs) / 1_000_000, insideBatch);
+    }
+
+    /**
+     * A journal with a gap (e.g. pruned below every usable snapshot) or broken records must stop the start:
+     * serving the state of part of the history would answer with wrong balances and append after a hole.
+     * A torn tail is a crash artefact the journal cuts when opened for writing, not a reason to refuse.
+     */
+    private static void refuseBroken(final ReplayResult replay, final String what)
+    {
+        if (replay.status() == ReplayStatus.CORRUPT)
+        {
+            throw new IllegalStateException(what + " ended CORRUPT (" + replay + "): the journal is broken or lacks the history " +
+                "before the snapshots kept (pruned?); refusing to start from part of it. See docs/SNAPSHOTS.md.");
+        }
     }
 
     private static void apply(final Ledger ledger, final Command command, final BiConsumer<Ledger, Command> onApplied)
