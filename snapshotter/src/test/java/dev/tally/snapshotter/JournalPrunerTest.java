@@ -56,15 +56,7 @@ class JournalPrunerTest
     void shouldDeleteFilesBeforeTheSnapshotAndLeaveTheReadOnlyToolsWorking() throws Exception
     {
         final Path journalDir = dataDir.resolve("journal");
-        final SnapshotDirectory snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
-        try (Journal journal = RollingJournal.open(journalDir, rollClock))
-        {
-            ticks(journal, RECORDS_PER_FILE);
-            rollClock.advanceMillis(HOUR_MS);
-            ticks(journal, RECORDS_PER_FILE / 2);
-            snapshot(snapshots);                       // index 150, inside the second file
-            ticks(journal, RECORDS_PER_FILE / 2);
-        }
+        final SnapshotDirectory snapshots = twoFilesWithASnapshotInsideTheSecond(journalDir);
 
         final List<Path> deleted = JournalPruner.prune(journalDir, snapshots.oldestIndex());
 
@@ -77,15 +69,7 @@ class JournalPrunerTest
     void shouldRefuseAFullReplayOfAPrunedJournalRatherThanStartEmpty() throws Exception
     {
         final Path journalDir = dataDir.resolve("journal");
-        final SnapshotDirectory snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
-        try (Journal journal = RollingJournal.open(journalDir, rollClock))
-        {
-            ticks(journal, RECORDS_PER_FILE);
-            rollClock.advanceMillis(HOUR_MS);
-            ticks(journal, RECORDS_PER_FILE / 2);
-            snapshot(snapshots);
-            ticks(journal, RECORDS_PER_FILE / 2);
-        }
+        final SnapshotDirectory snapshots = twoFilesWithASnapshotInsideTheSecond(journalDir);
         JournalPruner.prune(journalDir, snapshots.oldestIndex());
 
         try (JournalReader reader = JournalReader.open(journalDir))
@@ -95,6 +79,21 @@ class JournalPrunerTest
                 () -> LedgerRecovery.recover(snapshots, reader::replay, Workload.CONFIG, 1, (l, c) -> { }));
             assertTrue(refused.getMessage().contains("CORRUPT"), refused.getMessage());
         }
+    }
+
+    /** Records 1..100 in one hourly file, 101..200 in the next, a snapshot at 150. */
+    private SnapshotDirectory twoFilesWithASnapshotInsideTheSecond(final Path journalDir) throws Exception
+    {
+        final SnapshotDirectory snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
+        try (Journal journal = RollingJournal.open(journalDir, rollClock))
+        {
+            ticks(journal, RECORDS_PER_FILE);
+            rollClock.advanceMillis(HOUR_MS);
+            ticks(journal, RECORDS_PER_FILE / 2);
+            snapshot(snapshots);
+            ticks(journal, RECORDS_PER_FILE / 2);
+        }
+        return snapshots;
     }
 
     private void assertRestartMatches(final Path journalDir, final SnapshotDirectory snapshots, final long expectedSnapshotIndex)
