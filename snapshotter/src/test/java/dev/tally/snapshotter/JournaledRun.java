@@ -27,8 +27,14 @@ final class JournaledRun implements AutoCloseable
 
     JournaledRun(final Path dataDir, final long seed, final int snapshotPercent) throws IOException
     {
+        this(dataDir, seed, snapshotPercent, Journal.open(dataDir.resolve("journal"), Durability.ASYNC));
+    }
+
+    /** @param journal a journal opened on {@code dataDir/journal} (with a test clock for its file rolls). */
+    JournaledRun(final Path dataDir, final long seed, final int snapshotPercent, final Journal journal) throws IOException
+    {
         workload = new Workload(seed, snapshotPercent);
-        journal = Journal.open(dataDir.resolve("journal"), Durability.ASYNC);
+        this.journal = journal;
         snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
         snapshotter = new Snapshotter(snapshots, 0, SnapshotConfig.defaults());
         ledger = new Ledger(Workload.CONFIG);
@@ -48,6 +54,18 @@ final class JournaledRun implements AutoCloseable
             }
             journal.endOfBatch();
         }
+    }
+
+    /** Appends a SNAPSHOT command, applies it, and writes the snapshot it marks. */
+    void snapshotAtNextIndex()
+    {
+        final Command c = new Command();
+        c.type = dev.tally.ledger.command.CommandType.SNAPSHOT;
+        append(c);
+        ledger.apply(c);
+        snapshotter.onCommand(ledger, c);
+        snapshotter.doWork();
+        journal.endOfBatch();
     }
 
     /**

@@ -76,9 +76,9 @@ public final class SnapshotCommand implements Callable<Integer>
             ledger.copyTo(image);
             final long stateHash = image.stateHash();
             file = snapshots.write(image, stateHash, new SnapshotFormat());
-            System.out.printf("snapshot: journal index %d, state hash %016x, %d bytes, %s (%d ms, replayed %d commands after index %d)%n",
+            System.out.printf("snapshot: journal index %d, state hash %016x, %d bytes, %s (%d ms, from index %d)%n",
                 ledger.lastJournalIndex(), stateHash, Files.size(file), file, (System.nanoTime() - startNs) / 1_000_000,
-                recovered.replay().deliveredCount(), recovered.snapshotIndex());
+                recovered.snapshotIndex());
         }
         if (pruneJournal)
         {

@@ -1,5 +1,10 @@
 package dev.tally.perf.snapshot;
 
+import dev.tally.gateway.http.ApiKeys;
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.pipeline.LedgerPipeline;
+import dev.tally.gateway.server.ServerConfig;
+import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalReader;
@@ -35,6 +40,9 @@ import java.util.stream.Stream;
  *   2 replay     the journal alone (read, check, decode, apply nothing), then a fresh ledger from
  *                JournalReader.replay(0): commands/s
  *   3 restart    LedgerRecovery: read + check + restore the snapshot, replay the tail after it: ms
+ *   4 serve      a whole TallyServer (no read model) on the same folder, constructor to ready and
+ *                listening: journal open with its tail check, allocation of the tables, snapshot + tail,
+ *                state hash for the log, pipeline start, port bound
  * </pre>
  * Every phase ends on the same state hash as the live ledger, or the run fails (exit 1).
  *
@@ -67,6 +75,8 @@ public final class SnapshotRestartBenchmark
             replay(dir, config, liveHash);
             System.gc();
             restart(dir, config, liveHash);
+            System.gc();
+            serverReady(dir, config);
         }
         finally
         {
@@ -219,6 +229,21 @@ public final class SnapshotRestartBenchmark
         System.out.printf("restart: snapshot at %,d read, checked and restored in %,d ms; %,d commands after it replayed in %,d ms; "
             + "ready in %,d ms (CPU %,d ms)%n", recovered.snapshotIndex(), recovered.loadMs(), recovered.replay().deliveredCount() - 1,
             recovered.replayMs(), totalMs, cpuMs);
+    }
+
+    /** Phase 4: what {@code tally serve} takes to be ready on this data folder. */
+    private static void serverReady(final Path dir, final LedgerConfig config) throws Exception
+    {
+        final ServerConfig server = new ServerConfig("127.0.0.1", 0, dir, Durability.ASYNC,
+            ApiKeys.parse(java.util.List.of("bench:bench-secret-key")), 1, config, LedgerPipeline.PipelineConfig.defaults(),
+            HttpLimits.defaults());
+        final long startNs = System.nanoTime();
+        try (TallyServer tally = new TallyServer(server))
+        {
+            final long readyMs = (System.nanoTime() - startNs) / 1_000_000;
+            System.out.printf("tally serve on this folder: ready and listening in %,d ms (started from the snapshot at %,d)%n", readyMs,
+                tally.snapshotter().writtenIndex());
+        }
     }
 
     private static void check(final long expected, final long actual, final String what)
