@@ -85,8 +85,8 @@ final class CompareCommand implements Callable<Integer>
     @CommandLine.Option(names = "--batch-size", defaultValue = "100", description = "Transfers per Tally batch request (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
-    @CommandLine.Option(names = "--batch-connections", defaultValue = "8",
-        description = "Connections for Tally's batch scenario: each request carries --batch-size transfers, so 8 x 100 = 800 " +
+    @CommandLine.Option(names = "--batch-connections", defaultValue = "16",
+        description = "Connections for Tally's batch scenario: each request carries --batch-size transfers, so 16 x 100 = 1,600 " +
             "transfers in flight against the peer's 64 (default: ${DEFAULT-VALUE}).")
     int batchConnections;
 
