@@ -7,8 +7,9 @@ package dev.tally.snapshotter;
  * @param everyCommands    take one after this many journaled commands since the last.
  * @param intervalMs       ... or after this much wall time, when anything was journaled since the last.
  * @param retainCount      snapshots kept on disk (the newest ones).
+ * @param atStop           a graceful stop writes one last snapshot, so the next start replays nothing.
  */
-public record SnapshotConfig(boolean enabled, long everyCommands, long intervalMs, int retainCount)
+public record SnapshotConfig(boolean enabled, long everyCommands, long intervalMs, int retainCount, boolean atStop)
 {
     public static final long EVERY_COMMANDS_DEFAULT = 5_000_000;
     public static final long INTERVAL_MS_DEFAULT = 10 * 60 * 1000;
@@ -28,6 +29,12 @@ public record SnapshotConfig(boolean enabled, long everyCommands, long intervalM
         {
             throw new IllegalArgumentException("snapshots to retain must be >= 1, was " + retainCount);
         }
+    }
+
+    /** With a snapshot at a graceful stop. */
+    public SnapshotConfig(final boolean enabled, final long everyCommands, final long intervalMs, final int retainCount)
+    {
+        this(enabled, everyCommands, intervalMs, retainCount, true);
     }
 
     public static SnapshotConfig defaults()

@@ -228,4 +228,34 @@ public final class Snapshotter implements Agent, AutoCloseable
             runner = null;
         }
     }
+
+    /**
+     * Graceful stop: stops the thread as {@link #close()} does, then writes one last snapshot at the ledger's
+     * last applied index when that is newer than the last one written, so that the next start replays
+     * nothing. Only once the pipeline has stopped: the caller's thread then owns the ledger. Failures are
+     * logged, not thrown: the journal holds every command, the next start just replays more.
+     */
+    public synchronized void closeWithFinalSnapshot(final Ledger ledger)
+    {
+        close();
+        final long index = ledger.lastJournalIndex();
+        if (!config.atStop() || index <= writtenIndex.get() || ledger.isInsideBatch())
+        {
+            return;
+        }
+        final long startNs = System.nanoTime();
+        try
+        {
+            ledger.copyTo(image);
+            final long stateHash = image.stateHash();
+            final java.nio.file.Path file = directory.write(image, stateHash, format);
+            writtenIndex.set(index);
+            LOG.info("snapshot at stop, journal index {} (state hash {}): {} in {} ms", index, Long.toHexString(stateHash), file,
+                (System.nanoTime() - startNs) / 1_000_000);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            LOG.warn("no snapshot at stop (the next start replays the journal after the last one): {}", ex.toString());
+        }
+    }
 }

@@ -18,12 +18,16 @@ public final class SnapshotOptions
         description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
     int retainCount;
 
+    @CommandLine.Option(names = "--no-snapshot-at-stop",
+        description = "A graceful stop (SIGTERM) writes no last snapshot; the next start replays the journal after the newest one.")
+    boolean noSnapshotAtStop;
+
     @CommandLine.Option(names = "--no-snapshots", description = "Neither take nor load snapshots: restart replays the whole journal.")
     boolean disabled;
 
     /** @return the validated snapshot configuration. */
     public SnapshotConfig toConfig()
     {
-        return new SnapshotConfig(!disabled, everyCommands, intervalMs, retainCount);
+        return new SnapshotConfig(!disabled, everyCommands, intervalMs, retainCount, !noSnapshotAtStop);
     }
 }

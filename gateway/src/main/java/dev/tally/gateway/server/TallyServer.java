@@ -168,9 +168,13 @@ public final class TallyServer implements AutoCloseable
         http.stopAccepting();
         pipeline.close();
         http.close();
-        if (snapshotter != null)
+        if (snapshotter != null && !health.isHalted())
         {
-            snapshotter.close();
+            snapshotter.closeWithFinalSnapshot(ledger);   // the ring is drained: this thread owns the ledger now
+        }
+        else if (snapshotter != null)
+        {
+            snapshotter.close();   // a halted ledger's state is not trusted enough to become a start point
         }
         if (relay != null)
         {

@@ -28,7 +28,9 @@ class SnapshotIT
     /** What {@code TallyProcess.CAPACITIES} give the command line: the snapshot is only valid for the same. */
     private static final LedgerConfig LEDGER = new LedgerConfig(1_000, 4_000, 200_000, 200_000, 200_000, 1_000,
         LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, 10_000);
-    private static final SnapshotConfig ON_REQUEST_ONLY = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3);
+    /** No snapshot at stop either: these tests restart from the one taken in the middle. */
+    private static final SnapshotConfig ON_REQUEST_ONLY = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3, false);
+    private static final SnapshotConfig ON_REQUEST_AND_AT_STOP = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3, true);
 
     @TempDir
     Path dataDir;
@@ -96,6 +98,34 @@ class SnapshotIT
      *
      * @return the snapshot's journal index.
      */
+    @Test
+    void shouldWriteALastSnapshotAtAGracefulStopSoTheNextStartReplaysNothingAfterIt() throws Exception
+    {
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LEDGER, Servers.withoutTicks(), HttpLimits.defaults());
+        final TallyServer server = new TallyServer(config, ON_REQUEST_AND_AT_STOP);
+        try (server)
+        {
+            final TallyClient client = Servers.client(server);
+            assertEquals(201, client.createAccount(1, TRY, false).status());
+            assertEquals(201, client.createAccount(2, TRY, true).status());
+            assertEquals(201, client.createAccount(3, TRY, true).status());
+            transfers(client, "stop-", 10);
+        }
+        // Stopped: the ledger is no longer touched by any thread.
+        final long stateHash = server.ledger().stateHash();
+        final long lastIndex = server.ledger().lastJournalIndex();
+
+        try (TallyServer second = new TallyServer(config, ON_REQUEST_AND_AT_STOP))
+        {
+            assertEquals(lastIndex, second.snapshotter().writtenIndex(), "started from the snapshot written at stop");
+            assertEquals(1, second.replayResult().deliveredCount(), "only the snapshot's own record is read back");
+            assertEquals(stateHash, second.ledger().stateHash());
+            assertEquals(409, send(Servers.client(second), "stop-again", TallyClient.transferJson(1, 2, "1.00", TRY, "stop-ref-0")).status(),
+                "the references of the first run came back with the snapshot");
+        }
+    }
+
     private long runWithASnapshotInTheMiddle(final ServerConfig config, final int transfers) throws Exception
     {
         try (TallyServer server = new TallyServer(config, ON_REQUEST_ONLY))
