@@ -68,7 +68,9 @@ public final class LedgerRecovery
         }
         final long startNs = System.nanoTime();
         final Ledger ledger = new Ledger(config);
-        final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
+        final LookAheadApplier applier = new LookAheadApplier(ledger, command -> apply(ledger, command, onApplied));
+        final ReplayResult replay = journal.replay(0, applier);
+        applier.drain();
         refuseBroken(replay, "a full replay");
         final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
@@ -130,13 +132,15 @@ public final class LedgerRecovery
         try
         {
             // From the index before the snapshot's, to see the record the snapshot was taken at.
+            final LookAheadApplier applier = new LookAheadApplier(ledger, command -> apply(ledger, command, onApplied));
             replay = journal.replay(header.lastJournalIndex() - 1, command ->
             {
                 if (anchor.accept(command))
                 {
-                    apply(ledger, command, onApplied);
+                    applier.accept(command);
                 }
             });
+            applier.drain();
         }
         catch (final SnapshotAnchor.MismatchException ex)
         {
