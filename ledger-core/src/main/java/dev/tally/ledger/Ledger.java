@@ -168,37 +168,6 @@ public final class Ledger
         return r;
     }
 
-    /** Commands ahead whose index buckets a caller loads ({@link #prefetchIndexes}). */
-    public static final int LOOK_AHEAD_FAR = 16;
-    /** Commands ahead whose entries a caller loads ({@link #prefetch}), their buckets being in cache by then. */
-    public static final int LOOK_AHEAD = 8;
-
-    /**
-     * Two-stage prefetch for a caller that can see ahead (the business thread within a Disruptor batch, a
-     * replay): call this for the command {@link #LOOK_AHEAD_FAR} ahead, and {@link #prefetch} for the one
-     * {@link #LOOK_AHEAD} ahead. This stage loads only the index buckets of the command's key and accounts,
-     * whose addresses need no memory, so the loads overlap with each other and with the work in between;
-     * by the time {@link #prefetch} reads them they are cached, and the entries they name are the only
-     * misses left. Reads only: changes no state and no answer, so determinism holds whatever is prefetched.
-     */
-    public void prefetchIndexes(final Command later)
-    {
-        if (later.type == CommandType.TRANSFER)
-        {
-            preloaded += keys.touchIndex(later.keyHi, later.keyLo) + accounts.touchIndex(later.debitAccountId, later.tenantId) +
-                accounts.touchIndex(later.creditAccountId, later.tenantId);
-        }
-    }
-
-    /**
-     * Second stage (see {@link #prefetchIndexes}): starts the cache misses of the entries the command's key
-     * and accounts will need, without waiting for them. Reads only.
-     */
-    public void prefetch(final Command later)
-    {
-        preload(later);
-    }
-
     /**
      * Issues, first thing, the independent cache misses a transfer will wait for: its key's index bucket
      * and both accounts' index buckets, then the entries they name. Issued back to back they overlap

@@ -68,9 +68,7 @@ public final class LedgerRecovery
         }
         final long startNs = System.nanoTime();
         final Ledger ledger = new Ledger(config);
-        final LookAheadApplier applier = new LookAheadApplier(ledger, command -> apply(ledger, command, onApplied));
-        final ReplayResult replay = journal.replay(0, applier);
-        applier.drain();
+        final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
         refuseBroken(replay, "a full replay");
         final boolean insideBatch = ledger.isInsideBatch();
         ledger.endReplay();
@@ -132,15 +130,13 @@ public final class LedgerRecovery
         try
         {
             // From the index before the snapshot's, to see the record the snapshot was taken at.
-            final LookAheadApplier applier = new LookAheadApplier(ledger, command -> apply(ledger, command, onApplied));
             replay = journal.replay(header.lastJournalIndex() - 1, command ->
             {
                 if (anchor.accept(command))
                 {
-                    applier.accept(command);
+                    apply(ledger, command, onApplied);
                 }
             });
-            applier.drain();
         }
         catch (final SnapshotAnchor.MismatchException ex)
         {

@@ -21,9 +21,6 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
     private final UnitListener unitListener;
     private final StageMeters meters;
     private long batchStartNs;
-    private long batchSize;
-    /** Last sequence of the current Disruptor batch: every slot up to it is journaled and readable. */
-    private long batchEnd = -1;
 
     BusinessHandler(
         final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener,
@@ -40,40 +37,15 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
     public void onBatchStart(final long batchSize, final long queueDepth)
     {
         batchStartNs = System.nanoTime();
-        this.batchSize = batchSize;
-        batchEnd = -1;
     }
 
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
-        if (batchEnd < 0)
-        {
-            batchEnd = sequence + batchSize - 1;
-        }
-        prefetchAhead(sequence);
         handle(event, sequence);
         if (endOfBatch)
         {
             meters.businessBatch(System.nanoTime() - batchStartNs);
-        }
-    }
-
-    /**
-     * Starts the cache misses of the command {@link Ledger#LOOK_AHEAD} slots ahead, when the batch reaches
-     * that far, so that they overlap with the commands applied meanwhile (docs/BENCHMARKS.md, "look-ahead").
-     * Reads only: the ledger's answers do not depend on it.
-     */
-    private void prefetchAhead(final long sequence)
-    {
-        final long later = sequence + Ledger.LOOK_AHEAD;
-        if (later <= batchEnd)
-        {
-            final LedgerEvent ahead = ring.get(later);
-            if (ahead.kind == EventKind.COMMAND)
-            {
-                ledger.prefetch(ahead.command);
-            }
         }
     }
 

@@ -117,12 +117,6 @@ public final class Accounts
         return slotByTenantAndId.get(tenantId, accountId);
     }
 
-    /** First stage of a two-stage prefetch: the account's index bucket only (see {@link Digest128Index#touch}). */
-    public long touchIndex(final long accountId, final long tenantId)
-    {
-        return slotByTenantAndId.touch(tenantId, accountId);
-    }
-
     /**
      * Starts the two cache misses of {@link #slotOf} (the index bucket, then the record it names) without
      * waiting for them: see {@link Digest128Index#hint}.

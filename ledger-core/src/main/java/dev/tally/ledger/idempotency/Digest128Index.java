@@ -110,17 +110,6 @@ public final class Digest128Index
     }
 
     /**
-     * Loads the digest's home bucket and nothing else: its address needs no memory, so several of these
-     * issued back to back overlap. The first stage of a two-stage prefetch; {@link #hint} is the second.
-     *
-     * @return the raw bucket, for the caller to keep so that the load is not dropped.
-     */
-    public long touch(final long hi, final long lo)
-    {
-        return buckets[(int)hash(hi, lo) & mask];
-    }
-
-    /**
      * @return a hint, not an answer: the value in the digest's home bucket when that bucket's tag matches,
      * else {@link #MISSING}; the owner's entry is not read. It lets a caller start the cache misses of a
      * lookup (the bucket, and the owner's entry at the hinted value) well before it needs the answer, so

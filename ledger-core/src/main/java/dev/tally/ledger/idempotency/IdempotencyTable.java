@@ -59,12 +59,6 @@ public final class IdempotencyTable
         return index.get(keyHi, keyLo);
     }
 
-    /** First stage of a two-stage prefetch: the key's index bucket only (see {@link Digest128Index#touch}). */
-    public long touchIndex(final long keyHi, final long keyLo)
-    {
-        return index.touch(keyHi, keyLo);
-    }
-
     /**
      * Starts the cache misses of {@link #find} without waiting for them: see {@link Digest128Index#hint}.
      *

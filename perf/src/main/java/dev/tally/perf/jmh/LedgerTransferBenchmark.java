@@ -116,16 +116,6 @@ public class LedgerTransferBenchmark
     @Param({"16"})
     public int hotSubBalances;
 
-    /**
-     * true: before each transfer, the two-stage prefetch the business thread does within a Disruptor batch
-     * and a replay within the journal — index buckets {@link Ledger#LOOK_AHEAD_FAR} transfers ahead, entries
-     * {@link Ledger#LOOK_AHEAD} ahead ({@link Ledger#prefetchIndexes}, {@link Ledger#prefetch}).
-     */
-    @Param({"false"})
-    public boolean lookAhead;
-
-    private final Command ahead = new Command();
-    private final Command farAhead = new Command();
     private final Command command = new Command();
     private final Command tick = new Command();
     private final Command setup = new Command();
@@ -188,8 +178,6 @@ public class LedgerTransferBenchmark
         command.keyHi = TRANSFER_KEY_HI;
         command.fingerprintHi = FINGERPRINT_HI;
         command.currency = currency;
-        ahead.copyFrom(command);
-        farAhead.copyFrom(command);
         // 6. Prime to steady state: one retention window of transfers, ticks included.
         final long primeInvocations = windowCommands / (TRANSFERS_PER_TICK + 1) + 64;
         for (long i = 0; i < primeInvocations; i++)
@@ -230,14 +218,6 @@ public class LedgerTransferBenchmark
         // A retry reaches back to a key already issued; the very first requests of a fork have none.
         final boolean fresh = distance == 0 || distance >= nextKeySeq;
         final long keySeq = fresh ? nextKeySeq++ : nextKeySeq - distance;
-        if (lookAhead)
-        {
-            // The fresh transfers that far ahead: what a journal or a ring would already hold.
-            aheadOf(farAhead, nextKeySeq + Ledger.LOOK_AHEAD_FAR);
-            ledger.prefetchIndexes(farAhead);
-            aheadOf(ahead, nextKeySeq + Ledger.LOOK_AHEAD);
-            ledger.prefetch(ahead);
-        }
         final Command c = command;
         c.journalIndex = ++journalIndex;
         c.timestampNs = nowNs += COMMAND_STEP_NS;
@@ -255,13 +235,6 @@ public class LedgerTransferBenchmark
         {
             tally.expectReplayed(r);
         }
-    }
-
-    private void aheadOf(final Command later, final long keySeq)
-    {
-        later.keyLo = keySeq;
-        later.debitAccountId = workload.debitAccountId(keySeq);
-        later.creditAccountId = workload.creditAccountId(keySeq);
     }
 
     private void tick()

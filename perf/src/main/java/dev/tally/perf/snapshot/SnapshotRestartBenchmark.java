@@ -207,34 +207,9 @@ public final class SnapshotRestartBenchmark
         final double seconds = (System.nanoTime() - startNs) / 1e9;
         final double cpuSeconds = (THREADS.getCurrentThreadCpuTime() - cpuStartNs) / 1e9;
         check(liveHash, ledger.stateHash(), "full replay");
-        System.out.printf("replay from scratch, one command at a time: %,d commands in %.2f s = %,.0f commands/s; " +
-                "CPU %.2f s = %,.0f commands per CPU-second (%s)%n",
+        System.out.printf("replay from scratch: %,d commands in %.2f s = %,.0f commands/s; CPU %.2f s = %,.0f commands per CPU-second (%s)%n",
             result.deliveredCount(), seconds, result.deliveredCount() / seconds, cpuSeconds, result.deliveredCount() / cpuSeconds,
             result.status());
-        replayAsRecoveryDoes(dir, config, liveHash);
-    }
-
-    /** Phase 2c: the same replay through LedgerRecovery, which prefetches Ledger.LOOK_AHEAD commands ahead. */
-    private static void replayAsRecoveryDoes(final Path dir, final LedgerConfig config, final long liveHash)
-    {
-        final long startNs = System.nanoTime();
-        final long cpuStartNs = THREADS.getCurrentThreadCpuTime();
-        final RecoveredLedger recovered;
-        try (JournalReader reader = JournalReader.open(dir.resolve("journal")))
-        {
-            recovered = LedgerRecovery.recover(null, reader::replay, config, Long.MAX_VALUE, (l, c) -> { });
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new java.io.UncheckedIOException(ex);
-        }
-        final double seconds = (System.nanoTime() - startNs) / 1e9;
-        final double cpuSeconds = (THREADS.getCurrentThreadCpuTime() - cpuStartNs) / 1e9;
-        check(liveHash, recovered.ledger().stateHash(), "full replay with look-ahead");
-        final long commands = recovered.replay().deliveredCount();
-        System.out.printf("replay from scratch, prefetching %d ahead (LedgerRecovery): %,d commands in %.2f s = %,.0f commands/s; " +
-                "CPU %.2f s = %,.0f commands per CPU-second%n",
-            dev.tally.ledger.Ledger.LOOK_AHEAD, commands, seconds, commands / seconds, cpuSeconds, commands / cpuSeconds);
     }
 
     /** Phase 3. */
