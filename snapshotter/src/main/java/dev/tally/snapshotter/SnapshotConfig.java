@@ -5,7 +5,7 @@ package dev.tally.snapshotter;
  *
  * @param enabled          false: no snapshot is taken or loaded (restart replays the whole journal).
  * @param everyCommands    take one after this many journaled commands since the last.
- * @param intervalMs       ... or after this much wall time, when anything was journaled since the last.
+ * @param intervalMs       ... or after this much wall time, when anything but ticks was journaled since the last.
  * @param retainCount      snapshots kept on disk (the newest ones).
  * @param atStop           a graceful stop writes one last snapshot, so the next start replays nothing.
  */

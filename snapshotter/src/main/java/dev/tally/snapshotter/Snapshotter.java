@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * state has outgrown it since the last snapshot.
  *
  * <p>This agent also decides when the next snapshot is due (every {@link SnapshotConfig#everyCommands()}
- * journaled commands, or {@link SnapshotConfig#intervalMs()} after the last one when anything was
- * journaled since, or at once after {@link #requestNow()}) and asks its {@link SnapshotTrigger} to put a
+ * journaled commands, or {@link SnapshotConfig#intervalMs()} after the last one when anything but ticks
+ * was journaled since, or at once after {@link #requestNow()}) and asks its {@link SnapshotTrigger} to put a
  * SNAPSHOT command in the ring: the snapshot is then taken where that command lands in the journal.
  */
 public final class Snapshotter implements Agent, AutoCloseable
@@ -48,6 +48,12 @@ public final class Snapshotter implements Agent, AutoCloseable
     private final AtomicBoolean imageReady = new AtomicBoolean();
     /** Journal index of the last command the business thread applied (for the publisher's schedule). */
     private final AtomicLong appliedIndex = new AtomicLong();
+    /**
+     * Journal index of the last command other than a tick or a snapshot: an idle server journals a tick a
+     * second, and a snapshot every interval of nothing but ticks would rewrite the same state (replaying
+     * ticks at restart is cheap).
+     */
+    private final AtomicLong changedIndex = new AtomicLong();
     private final AtomicLong writtenIndex = new AtomicLong();
     private final AtomicLong skippedCount = new AtomicLong();
     /** SNAPSHOT commands the business thread has seen: tells this agent its request arrived. */
@@ -82,7 +88,7 @@ public final class Snapshotter implements Agent, AutoCloseable
      */
     public synchronized Snapshotter start(final SnapshotTrigger trigger)
     {
-        this.trigger = trigger;
+        triggerWith(trigger);
         runner = new AgentRunner(new SleepingMillisIdleStrategy(1), ex -> LOG.error("snapshot writer failed", ex), null, this);
         AgentRunner.startOnThread(runner, r ->
         {
@@ -91,6 +97,12 @@ public final class Snapshotter implements Agent, AutoCloseable
             return t;
         });
         return this;
+    }
+
+    /** Sets who publishes the SNAPSHOT command; alone (without {@link #start}) a test drives {@link #doWork()}. */
+    void triggerWith(final SnapshotTrigger trigger)
+    {
+        this.trigger = trigger;
     }
 
     /**
@@ -102,6 +114,10 @@ public final class Snapshotter implements Agent, AutoCloseable
         appliedIndex.lazySet(command.journalIndex);
         if (command.type != CommandType.SNAPSHOT)
         {
+            if (command.type != CommandType.TICK)
+            {
+                changedIndex.lazySet(command.journalIndex);
+            }
             return;
         }
         seenCount.lazySet(seenCount.get() + 1);
@@ -170,8 +186,9 @@ public final class Snapshotter implements Agent, AutoCloseable
             awaitingCommand = false;
         }
         final long journaledSince = appliedIndex.get() - writtenIndex.get();
+        final boolean changedSince = changedIndex.get() > writtenIndex.get();
         final boolean due = requested || journaledSince >= config.everyCommands() ||
-            (journaledSince > 0 && nowNs - lastRequestNs >= config.intervalMs() * 1_000_000L);
+            (changedSince && nowNs - lastRequestNs >= config.intervalMs() * 1_000_000L);
         if (!due || !trigger.publishSnapshotCommand())
         {
             return 0;

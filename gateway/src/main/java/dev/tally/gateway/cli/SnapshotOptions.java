@@ -11,7 +11,7 @@ public final class SnapshotOptions
     long everyCommands;
 
     @CommandLine.Option(names = "--snapshot-interval-ms", defaultValue = "" + SnapshotConfig.INTERVAL_MS_DEFAULT,
-        description = "... or this long after the last one, when anything was journaled since (default: ${DEFAULT-VALUE}).")
+        description = "... or this long after the last one, when anything but ticks was journaled since (default: ${DEFAULT-VALUE}).")
     long intervalMs;
 
     @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,

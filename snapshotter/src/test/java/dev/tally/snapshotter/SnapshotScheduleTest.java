@@ -1,0 +1,76 @@
+package dev.tally.snapshotter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tally.ledger.Ledger;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * When the snapshotter asks for a SNAPSHOT command, driven by hand: {@code doWork()} is the agent's loop
+ * body, {@code onCommand} what the business thread reports. The trigger only counts what it is asked.
+ */
+class SnapshotScheduleTest
+{
+    private static final long INTERVAL_MS = 1;
+
+    @TempDir
+    Path dir;
+
+    private final AtomicInteger published = new AtomicInteger();
+    private final Ledger ledger = new Ledger(Workload.CONFIG);
+    private long journalIndex;
+
+    @Test
+    void shouldNotSnapshotAnIdleServerWhoseJournalHoldsOnlyTicks() throws Exception
+    {
+        final Snapshotter snapshotter = scheduledEveryMillisecond();
+
+        applied(snapshotter, CommandType.TICK, 5);
+        Thread.sleep(5 * INTERVAL_MS);
+        snapshotter.doWork();
+
+        assertEquals(0, published.get(), "ticks alone change nothing worth a snapshot");
+    }
+
+    @Test
+    void shouldSnapshotAfterTheIntervalOnceSomethingButTicksWasJournaled() throws Exception
+    {
+        final Snapshotter snapshotter = scheduledEveryMillisecond();
+
+        applied(snapshotter, CommandType.TICK, 2);
+        applied(snapshotter, CommandType.TRANSFER, 1);
+        Thread.sleep(5 * INTERVAL_MS);
+        snapshotter.doWork();
+
+        assertEquals(1, published.get());
+    }
+
+    private Snapshotter scheduledEveryMillisecond() throws Exception
+    {
+        final Snapshotter snapshotter = new Snapshotter(SnapshotDirectory.open(dir, 3), 0,
+            new SnapshotConfig(true, Long.MAX_VALUE, INTERVAL_MS, 3));
+        snapshotter.triggerWith(() ->
+        {
+            published.incrementAndGet();
+            return true;
+        });
+        return snapshotter;
+    }
+
+    private void applied(final Snapshotter snapshotter, final CommandType type, final int count)
+    {
+        final Command command = new Command();
+        for (int i = 0; i < count; i++)
+        {
+            command.clear();
+            command.type = type;
+            command.journalIndex = ++journalIndex;
+            snapshotter.onCommand(ledger, command);
+        }
+    }
+}
