@@ -20,13 +20,14 @@ import org.slf4j.LoggerFactory;
  * The folder of snapshot files: {@code snapshot-<journal index, 20 digits>.tsnap}, so that names sort
  * by index. A file appears under its final name only once it is complete and on disk:
  * <ol>
- *   <li>write {@code .snapshot-<index>.tmp} and {@code FileChannel.force} it;</li>
+ *   <li>write {@code .snapshot-<index>-<writer pid>.tmp} and {@code FileChannel.force} it;</li>
  *   <li>rename it to its final name ({@code ATOMIC_MOVE}: the name points at the old file or the new one,
  *   never at half of one);</li>
  *   <li>{@code fsync} the directory, so that the rename itself survives a power loss;</li>
  *   <li>delete all but the newest {@code retainCount} snapshots, oldest first.</li>
  * </ol>
- * A crash before 2 leaves a temporary file, deleted by the next {@link #open}; a crash after 2 leaves a
+ * A crash before 2 leaves a temporary file, deleted by the next {@link #open} unless the process named in
+ * it still runs (a server writing while an operator runs {@code tally snapshot}); a crash after 2 leaves a
  * complete snapshot. A file that fails its checks on load is renamed {@code *.rejected} (kept for
  * inspection, never picked again).
  */
@@ -35,6 +36,7 @@ public final class SnapshotDirectory
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotDirectory.class);
     private static final Pattern NAME = Pattern.compile("snapshot-(\\d{20})\\.tsnap");
     private static final String TEMP_PREFIX = ".snapshot-";
+    private static final Pattern TEMP_NAME = Pattern.compile("\\.snapshot-\\d+-(\\d+)\\.tmp");
 
     private final Path directory;
     private final int retainCount;
@@ -72,7 +74,9 @@ public final class SnapshotDirectory
         {
             for (final Path file : (Iterable<Path>)files::iterator)
             {
-                if (file.getFileName().toString().startsWith(TEMP_PREFIX))
+                // Not one a live process is writing right now (a running server, next to an operator's
+                // `tally snapshot`): the writer's pid is in the name. An unfinished file is never loaded anyway.
+                if (file.getFileName().toString().startsWith(TEMP_PREFIX) && !writtenByALiveProcess(file))
                 {
                     LOG.info("deleting unfinished snapshot {}", file);
                     Files.deleteIfExists(file);
@@ -80,6 +84,18 @@ public final class SnapshotDirectory
             }
         }
         return new SnapshotDirectory(directory, retainCount, true);
+    }
+
+    /** @return true when the temporary file's writer (the pid in its name) is another process, still running. */
+    private static boolean writtenByALiveProcess(final Path temp)
+    {
+        final Matcher m = TEMP_NAME.matcher(temp.getFileName().toString());
+        if (!m.matches())
+        {
+            return false;   // an older naming: a leftover
+        }
+        final long pid = Long.parseLong(m.group(1));
+        return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /** @return where a server's snapshots live: {@code <data dir>/snapshots}. */
@@ -135,7 +151,7 @@ public final class SnapshotDirectory
             throw new IllegalStateException("snapshot folder opened for reading only: " + directory);
         }
         final long index = image.lastJournalIndex();
-        final Path temp = directory.resolve(TEMP_PREFIX + index + ".tmp");
+        final Path temp = directory.resolve(TEMP_PREFIX + index + "-" + ProcessHandle.current().pid() + ".tmp");
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE))
         {
