@@ -123,7 +123,7 @@ public final class ServeCommand implements Callable<Integer>
     int uriLimitBytes;
 
     @CommandLine.Option(names = "--idle-timeout-ms", defaultValue = "60000",
-        description = "A connection without traffic this long is closed, >= 100 (default: ${DEFAULT-VALUE}).")
+        description = "A connection whose client sends nothing this long is closed, >= 100 (default: ${DEFAULT-VALUE}).")
     long idleTimeoutMs;
 
     @CommandLine.Option(names = "--read-timeout-ms", defaultValue = "30000",
