@@ -96,6 +96,7 @@ public final class TallyServer implements AutoCloseable
         if (snapshotter != null)
         {
             snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
+            metrics.bindSnapshotter(snapshotter);
         }
         metrics.bind(ledger, journal, pipeline.ring(), health);
         if (readModel != null)

@@ -12,6 +12,7 @@ import dev.tally.ledger.LedgerConfig;
 import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code POST /admin/snapshot} through the real server: only the admin key takes a snapshot (a tenant's key,
  * no key or a wrong one gets 401 and nothing is written), the admin key opens no tenant route, a server
- * without an admin key answers 404, one without snapshots 409.
+ * without an admin key answers 404, one without snapshots 409; and the snapshot meters of {@code /metrics}
+ * move with the snapshot the request caused.
  */
 class AdminSnapshotIT
 {
@@ -35,7 +37,7 @@ class AdminSnapshotIT
     Path dataDir;
 
     @Test
-    void shouldTakeASnapshotForTheAdminKeyOnly() throws Exception
+    void shouldTakeASnapshotForTheAdminKeyOnlyAndExportItsMeters() throws Exception
     {
         try (TallyServer server = new TallyServer(config(Servers.apiKeys().withAdminKey(ADMIN_KEY)), ON_REQUEST_ONLY))
         {
@@ -56,6 +58,8 @@ class AdminSnapshotIT
             assertEquals(401, admin.account(1).status());
             Thread.sleep(300);   // the snapshotter polls every millisecond: a request that got through would show by now
             assertTrue(snapshots().isEmpty(), "no snapshot without the admin key");
+            assertEquals(0, metric(tenant, "tally_snapshots_written_total"));
+            assertEquals(0, metric(tenant, "tally_snapshot_last_index"));
 
             final Reply accepted = admin.post("/admin/snapshot", null, "");
             assertEquals(202, accepted.status(), accepted::toString);
@@ -64,16 +68,24 @@ class AdminSnapshotIT
             final long appliedIndex = accepted.json().get("appliedIndex").asLong();
             assertTrue(appliedIndex >= 3, accepted::toString);
 
-            final long snapshotIndex = awaitSnapshotAbove(appliedIndex);
-            assertEquals(1, snapshots().size());
+            final long snapshotIndex = awaitMetricAbove(tenant, "tally_snapshot_last_index", appliedIndex);
+            final List<SnapshotDirectory.SnapshotFile> files = snapshots();
+            assertEquals(1, files.size());
+            assertEquals(snapshotIndex, files.get(0).journalIndex());
+            assertEquals(1, metric(tenant, "tally_snapshots_written_total"));
+            assertEquals(0, metric(tenant, "tally_snapshots_skipped_total"));
+            assertEquals(0, metric(tenant, "tally_snapshots_failed_total"));
+            assertEquals(Files.size(files.get(0).path()), metric(tenant, "tally_snapshot_last_size_bytes"));
+            assertTrue(metric(tenant, "tally_snapshot_last_write_duration_seconds") > 0);
+            assertTrue(metric(tenant, "tally_snapshot_last_copy_duration_seconds") > 0);
             assertEquals(1, metric(tenant, "tally_http_requests_seconds_count\\{method=\"POST\",route=\"/admin/snapshot\",status=\"202\"}"));
 
             assertEquals(201, tenant.transfer("a-3", 1, 2, "5.00", TRY, null).status(), "the server keeps serving");
             final Reply again = admin.post("/admin/snapshot", null, "");
             assertEquals(202, again.status());
             assertEquals(snapshotIndex, again.json().get("lastSnapshotIndex").asLong());
-            assertTrue(awaitSnapshotAbove(again.json().get("appliedIndex").asLong()) > snapshotIndex);
-            assertEquals(2, snapshots().size());
+            assertTrue(awaitMetricAbove(tenant, "tally_snapshot_last_index", again.json().get("appliedIndex").asLong()) > snapshotIndex);
+            assertEquals(2, metric(tenant, "tally_snapshots_written_total"));
         }
     }
 
@@ -100,6 +112,8 @@ class AdminSnapshotIT
             final Reply reply = Servers.client(server).withApiKey(ADMIN_KEY).post("/admin/snapshot", null, "");
             assertEquals(409, reply.status(), reply::toString);
             assertEquals("snapshots-disabled", reply.problemSlug());
+            assertTrue(Servers.client(server).get("/metrics").body().lines().noneMatch(l -> l.startsWith("tally_snapshot")),
+                "no snapshot meters without snapshots");
         }
     }
 
@@ -114,20 +128,18 @@ class AdminSnapshotIT
         return SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)).list();
     }
 
-    /** @return the newest snapshot's index once one past {@code floor} is on disk (10 s at most): it is written on its own thread. */
-    private long awaitSnapshotAbove(final long floor) throws IOException, InterruptedException
+    /** Polls {@code name} until it exceeds {@code floor} (10 s at most): the snapshot is written on its own thread. */
+    private static long awaitMetricAbove(final TallyClient client, final String name, final long floor) throws InterruptedException
     {
         final long deadlineNs = System.nanoTime() + 10_000_000_000L;
-        while (System.nanoTime() < deadlineNs)
+        double value = metric(client, name);
+        while (value <= floor && System.nanoTime() < deadlineNs)
         {
-            final List<SnapshotDirectory.SnapshotFile> files = snapshots();
-            if (!files.isEmpty() && files.get(0).journalIndex() > floor)
-            {
-                return files.get(0).journalIndex();
-            }
             Thread.sleep(10);
+            value = metric(client, name);
         }
-        throw new AssertionError("no snapshot past journal index " + floor + " within 10 s");
+        assertTrue(value > floor, name + " still " + value + " after 10 s, expected above " + floor);
+        return (long)value;
     }
 
     private static double metric(final TallyClient client, final String sampleRegex)
