@@ -50,6 +50,8 @@ public enum ProblemType
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "Unsupported media type", 415),
     /** The server is not ready (starting, replaying, or shutting down). */
     SERVICE_UNAVAILABLE("service-unavailable", "Service unavailable", 503),
+    /** {@code POST /admin/snapshot} on a server started with {@code --no-snapshots}: it will never take one. */
+    SNAPSHOTS_DISABLED("snapshots-disabled", "Snapshots disabled", 409),
     /** A bug: the server failed to handle a valid request. */
     INTERNAL_ERROR("internal-error", "Internal error", 500),
 

@@ -21,7 +21,12 @@ public enum Route
     BATCH("POST", "/v1/batch", null),
     HEALTH("GET", "/health", null),
     READY("GET", "/ready", null),
-    METRICS("GET", "/metrics", null);
+    METRICS("GET", "/metrics", null),
+    /**
+     * Asks for a snapshot now. Authenticated by the admin key alone (never a tenant's); without one it answers
+     * 404 as an unknown path would. It journals a SNAPSHOT command through the snapshotter, not from the request.
+     */
+    ADMIN_SNAPSHOT("POST", "/admin/snapshot", null);
 
     /** The path parameter placeholder in {@link #template()}. */
     static final String ID_PLACEHOLDER = "{id}";
@@ -60,10 +65,16 @@ public enum Route
         return commandType;
     }
 
-    /** @return true for routes that change state (and so go through the journal). */
+    /** @return true for the tenants' routes that change state (and so go through the journal as the request's command). */
     public boolean isMutating()
     {
-        return "POST".equals(method);
+        return "POST".equals(method) && !isAdmin();
+    }
+
+    /** @return true for the operators' routes, authenticated by the admin key instead of a tenant's. */
+    public boolean isAdmin()
+    {
+        return this == ADMIN_SNAPSHOT;
     }
 
     /** @return true when the request must carry an {@code Idempotency-Key} header: every mutation but a batch. */

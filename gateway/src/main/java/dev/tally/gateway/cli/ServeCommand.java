@@ -64,6 +64,13 @@ public final class ServeCommand implements Callable<Integer>
         description = "API keys file of tenant:keyId:sha256hex lines (see `tally keys add`); re-read on SIGHUP.")
     Path keysFile;
 
+    // Read from the environment (TALLY_ADMIN_KEY) or the config file like every setting; the flag works too but
+    // shows in ps and shell history. Only its hash is kept; it is never logged.
+    @CommandLine.Option(names = "--admin-key", paramLabel = "KEY",
+        description = "Key of the admin routes (POST /admin/snapshot), >= 16 characters, distinct from every tenant key; absent: "
+            + "the admin routes answer 404. Prefer TALLY_ADMIN_KEY. Never logged.")
+    String adminKey;
+
     @CommandLine.Option(names = "--durability", defaultValue = "async",
         description = "async: survives a process crash; sync: forced to disk before replies, survives power loss (default: ${DEFAULT-VALUE}).")
     Durability durability;
@@ -257,7 +264,7 @@ public final class ServeCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--tls-cert and --tls-key go together");
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
-            return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile), ioThreads, ledger, pipeline, limits, dbUrl,
+            return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
                 !noReadModel, tls, webhooks());
         }
         catch (final IllegalArgumentException ex)

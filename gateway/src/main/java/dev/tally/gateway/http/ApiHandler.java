@@ -27,7 +27,10 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AsciiString;
+import dev.tally.snapshotter.Snapshotter;
 import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's only handler: authenticate, route, decode and validate on the I/O thread, then publish
@@ -36,6 +39,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpRequest>
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
     private static final Problem NOT_READY = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The ledger is not ready (replaying the journal, or halted after a failure).");
     private static final Problem OVERLOADED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
@@ -49,6 +53,14 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
 
+    /** Without an admin key the admin routes do not exist: the same reply as the router's for an unknown path. */
+    private static final Problem ADMIN_ROUTE_ABSENT = new Problem(ProblemType.NOT_FOUND,
+        "no resource at " + Route.ADMIN_SNAPSHOT.template());
+    private static final Problem ADMIN_UNAUTHORIZED = new Problem(ProblemType.UNAUTHORIZED,
+        "Send Authorization: Bearer <admin key>; tenant API keys do not grant admin routes.");
+    private static final Problem SNAPSHOTS_OFF = new Problem(ProblemType.SNAPSHOTS_DISABLED,
+        "This server runs with --no-snapshots: it neither takes nor loads snapshots.");
+
     private static final AsciiString IDEMPOTENCY_KEY = AsciiString.cached("Idempotency-Key");
 
     private final ApiKeys apiKeys;
@@ -58,6 +70,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private final ReadModel readModel;
     private final ReadModelQueries queries;
     private final RateLimiter rateLimiter;
+    private final Snapshotter snapshotter;
     /** The request being handled (the handler is per connection and runs on one I/O thread). */
     private int routeIndex;
     private long receivedNs;
@@ -66,11 +79,13 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
      * @param readModel   the PostgreSQL read model, or null when the server runs without one.
      * @param queries     history reads from it, or null likewise.
      * @param rateLimiter the per-tenant rate limit, shared by every connection ({@link RateLimiter#OFF}: none).
+     * @param snapshotter takes snapshots on {@code POST /admin/snapshot}, or null when snapshots are off.
      */
     public ApiHandler(
         final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
-        final ReadModel readModel, final ReadModelQueries queries, final RateLimiter rateLimiter)
+        final ReadModel readModel, final ReadModelQueries queries, final RateLimiter rateLimiter, final Snapshotter snapshotter)
     {
+        this.snapshotter = snapshotter;
         this.rateLimiter = rateLimiter;
         this.apiKeys = apiKeys;
         this.ring = ring;
@@ -124,6 +139,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 return;
             case METRICS:
                 text(ctx, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape(), keepAlive);
+                return;
+            case ADMIN_SNAPSHOT:
+                // before the tenant check: an admin route is never authenticated by a tenant's key, nor rate limited as one
+                adminSnapshot(ctx, scratch, request, keepAlive);
                 return;
             default:
                 break;
@@ -245,6 +264,44 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             ring.publish(first, last);
         }
+    }
+
+    /**
+     * {@code POST /admin/snapshot}: asks the snapshotter for a snapshot and answers 202 at once; the snapshot is
+     * taken where the SNAPSHOT command it publishes lands in the journal, and written on its own thread
+     * ({@code tally_snapshot_last_index} shows it). Nothing here touches the ring or the ledger. The key is
+     * compared as a hash in constant time and never logged.
+     */
+    private void adminSnapshot(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final FullHttpRequest request, final boolean keepAlive)
+    {
+        if (!apiKeys.hasAdminKey())
+        {
+            problem(ctx, scratch, ADMIN_ROUTE_ABSENT, keepAlive);
+            return;
+        }
+        if (!apiKeys.authenticateAdmin(request.headers().get(HttpHeaderNames.AUTHORIZATION)))
+        {
+            problem(ctx, scratch, ADMIN_UNAUTHORIZED, keepAlive);
+            return;
+        }
+        if (snapshotter == null)
+        {
+            problem(ctx, scratch, SNAPSHOTS_OFF, keepAlive);
+            return;
+        }
+        if (!health.isReady())
+        {
+            problem(ctx, scratch, NOT_READY, keepAlive);
+            return;
+        }
+        final long lastSnapshotIndex = snapshotter.writtenIndex();
+        final long appliedIndex = snapshotter.appliedIndex();
+        snapshotter.requestNow();
+        LOG.info("snapshot requested on POST /admin/snapshot (last snapshot at journal index {}, applied {})", lastSnapshotIndex,
+            appliedIndex);
+        text(ctx, 202, "application/json",
+            "{\"requested\":true,\"lastSnapshotIndex\":" + lastSnapshotIndex + ",\"appliedIndex\":" + appliedIndex + "}", keepAlive);
     }
 
     /**

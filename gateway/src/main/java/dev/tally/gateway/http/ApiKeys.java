@@ -17,12 +17,18 @@ import java.util.List;
  *
  * <p>The keys file can be re-read while serving ({@link #reload()}, on SIGHUP): the new set replaces the
  * old one in a single volatile write, so an I/O thread sees either set whole, never half of one.
+ *
+ * <p>The admin key ({@code --admin-key}) is kept apart from the tenants' keys: {@link #authenticate} never
+ * looks at it and {@link #authenticateAdmin} never looks at theirs, so neither grants the other's routes.
+ * A tenant key equal to it is refused at start-up and on reload: a shared secret would blur that line.
  */
 public final class ApiKeys
 {
     private final List<Entry> fromFlags = new ArrayList<>();
     private final Path keysFile;
     private volatile Entry[] entries = new Entry[0];
+    /** SHA-256 of the admin key, or null: no admin key, the admin routes answer 404. */
+    private volatile byte[] adminKeyHash;
 
     private ApiKeys(final Path keysFile)
     {
@@ -45,6 +51,18 @@ public final class ApiKeys
      */
     public static ApiKeys load(final List<String> specs, final Path keysFile)
     {
+        return load(specs, keysFile, null);
+    }
+
+    /**
+     * @param specs    {@code TENANT:KEY} pairs, as given to {@code --api-key}.
+     * @param keysFile a keys file of hashes, or null.
+     * @param adminKey the admin key ({@code --admin-key}), or null.
+     * @throws IllegalArgumentException on a malformed pair or file, a short admin key, or an admin key equal to
+     *                                  a tenant key (the message never contains a key).
+     */
+    public static ApiKeys load(final List<String> specs, final Path keysFile, final String adminKey)
+    {
         final ApiKeys keys = new ApiKeys(keysFile);
         for (final String spec : specs)
         {
@@ -62,7 +80,7 @@ public final class ApiKeys
             keys.fromFlags.add(new Entry(tenant, sha256(key)));
         }
         keys.reload();
-        return keys;
+        return keys.withAdminKey(adminKey);
     }
 
     /** Adds a key for a tenant. */
@@ -98,8 +116,71 @@ public final class ApiKeys
                 throw new IllegalArgumentException("cannot read keys file " + keysFile + ": " + ex, ex);
             }
         }
+        requireNoneEqualsAdminKey(next, adminKeyHash);
         entries = next.toArray(new Entry[0]);
         return fromFile;
+    }
+
+    /**
+     * Sets the admin key, which authenticates only the admin routes ({@code POST /admin/snapshot}).
+     *
+     * @param key the admin key (at least 16 characters), or null for none.
+     * @return this.
+     * @throws IllegalArgumentException when the key is too short or equals a tenant's key (the message never
+     *                                  contains it).
+     */
+    public synchronized ApiKeys withAdminKey(final String key)
+    {
+        if (key == null)
+        {
+            adminKeyHash = null;
+            return this;
+        }
+        if (key.strip().length() < 16)
+        {
+            throw new IllegalArgumentException("--admin-key must be at least 16 characters");
+        }
+        final byte[] hash = sha256(key.strip());
+        requireNoneEqualsAdminKey(java.util.Arrays.asList(entries), hash);
+        adminKeyHash = hash;
+        return this;
+    }
+
+    private static void requireNoneEqualsAdminKey(final List<Entry> tenantKeys, final byte[] adminHash)
+    {
+        if (adminHash == null)
+        {
+            return;
+        }
+        for (final Entry entry : tenantKeys)
+        {
+            if (MessageDigest.isEqual(adminHash, entry.keyHash))
+            {
+                throw new IllegalArgumentException("--admin-key equals the API key of tenant '" + entry.tenant.name() +
+                    "': the admin key must differ from every tenant key");
+            }
+        }
+    }
+
+    /** @return true when an admin key is set (the admin routes exist). */
+    public boolean hasAdminKey()
+    {
+        return adminKeyHash != null;
+    }
+
+    /**
+     * @param authorization the {@code Authorization} header value, may be null.
+     * @return true when it carries the admin key as a bearer token; false when absent, another key (a tenant's
+     * included), or no admin key is set. Compared as {@link #authenticate} does: hashes, in constant time.
+     */
+    public boolean authenticateAdmin(final String authorization)
+    {
+        final byte[] expected = adminKeyHash;
+        if (expected == null || authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7))
+        {
+            return false;
+        }
+        return MessageDigest.isEqual(sha256(authorization.substring(7).trim()), expected);
     }
 
     /** @return the keys file, or null. */

@@ -148,6 +148,30 @@ public final class TallyMetrics implements StageMeters
             .description("Connections cut off with 408 for not sending a request whole within --read-timeout-ms").register(registry);
     }
 
+    /**
+     * Snapshot meters; call once when the server takes snapshots. Each reads a field the writing thread
+     * publishes after a file is complete, so a scrape never sees a snapshot that is not on disk yet.
+     */
+    public void bindSnapshotter(final dev.tally.snapshotter.Snapshotter snapshotter)
+    {
+        Gauge.builder("tally.snapshot.last.index", snapshotter, s -> s.writtenIndex())
+            .description("Journal index of the newest snapshot written, or loaded at start (0: none)").register(registry);
+        FunctionCounter.builder("tally.snapshots.written", snapshotter, s -> s.writtenCount())
+            .description("Snapshots written since start (the one at a graceful stop included)").register(registry);
+        FunctionCounter.builder("tally.snapshots.skipped", snapshotter, s -> s.skippedCount())
+            .description("SNAPSHOT commands let through without a copy because the previous snapshot was still being written")
+            .register(registry);
+        FunctionCounter.builder("tally.snapshots.failed", snapshotter, s -> s.failedCount())
+            .description("Snapshot writes that failed (serving goes on; the next attempt waits 10 s)").register(registry);
+        Gauge.builder("tally.snapshot.last.copy.duration", snapshotter, s -> s.lastCopyNs() / NS_PER_SECOND).baseUnit("seconds")
+            .description("The last snapshot's copy of the ledger on the business thread: the pause it cost the pipeline")
+            .register(registry);
+        Gauge.builder("tally.snapshot.last.write.duration", snapshotter, s -> s.lastWriteNs() / NS_PER_SECOND).baseUnit("seconds")
+            .description("The last snapshot's hash, encode, write and fsync on the snapshotter thread").register(registry);
+        Gauge.builder("tally.snapshot.last.size", snapshotter, s -> s.lastSizeBytes()).baseUnit("bytes")
+            .description("Size of the last snapshot file written (0: none since start)").register(registry);
+    }
+
     /** Gauges on the PostgreSQL writer; call once when the server runs with a read model. */
     public void bindWriter(final dev.tally.persistence.writer.LedgerWriter writer)
     {

@@ -96,6 +96,7 @@ public final class TallyServer implements AutoCloseable
         if (snapshotter != null)
         {
             snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
+            metrics.bindSnapshotter(snapshotter);
         }
         metrics.bind(ledger, journal, pipeline.ring(), health);
         if (readModel != null)
@@ -115,7 +116,7 @@ public final class TallyServer implements AutoCloseable
         health.markReplayed();
         final RateLimiter rateLimiter = RateLimiter.of(config.http());
         http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter));
+            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter, snapshotter));
         metrics.bindHttp(http);
         LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
             config.durability(), config.dataDir().toAbsolutePath());

@@ -75,6 +75,20 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldTakeTheAdminKeyFromTheEnvironmentAndRefuseOneEqualToATenantKeyWithStatus2()
+    {
+        final ServeCommand serve = parse(Map.of("TALLY_ADMIN_KEY", "admin-key-from-env-1"), "serve", "--api-key", KEY);
+        assertTrue(serve.toConfig().apiKeys().authenticateAdmin("Bearer admin-key-from-env-1"));
+        assertFalse(parse(Map.of(), "serve", "--api-key", KEY).toConfig().apiKeys().hasAdminKey(), "none unless set");
+
+        final Run shared = run(Map.of("TALLY_ADMIN_KEY", "shared-key-0123456789"), "serve", "--api-key", "t:shared-key-0123456789",
+            "--data-dir", dir.resolve("d").toString());
+        assertEquals(2, shared.status);
+        assertTrue(shared.err.contains("--admin-key"), shared.err);
+        assertFalse(shared.err.contains("shared-key-0123456789"), shared.err);
+    }
+
+    @Test
     void shouldTakeTheRateLimitAsNOrNPerSecond()
     {
         assertEquals(50, parse(Map.of(), "serve", "--api-key", KEY, "--rate-limit-per-tenant", "50/s").toConfig().http()
