@@ -83,6 +83,10 @@ public final class TallyServer implements AutoCloseable
             recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
             replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
         snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
+        if (snapshotter != null)
+        {
+            snapshotter.prepareImage(ledger);   // here, not on the business thread at the first snapshot
+        }
         final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
         {
             unitListener.onUnit(l, command);
