@@ -26,8 +26,22 @@ public final class LedgerOptions
     int holdsMax;
 
     @CommandLine.Option(names = "--key-retention-ms", defaultValue = "86400000",
-        description = "Idempotency key, reference and reversal window in journaled time (default: ${DEFAULT-VALUE}).")
+        description = "How long an idempotency key and its stored reply are kept, in journaled time; also the reference and " +
+            "reversal windows unless set apart (default: ${DEFAULT-VALUE}).")
     long keyRetentionMs;
+
+    @CommandLine.Option(names = "--reference-retention-ms",
+        description = "How long a transfer reference stays unique (default: --key-retention-ms).")
+    Long referenceRetentionMs;
+
+    @CommandLine.Option(names = "--reversal-window-ms",
+        description = "How long a transfer stays in memory for reversal and reads (default: --key-retention-ms).")
+    Long reversalWindowMs;
+
+    @CommandLine.Option(names = "--expiries-per-tick-max", defaultValue = "10000",
+        description = "Expired keys, references and transfers dropped per tick at most, so that cleanup never stalls the " +
+            "business thread (default: ${DEFAULT-VALUE}).")
+    int expiriesPerTickMax;
 
     /**
      * @return the validated ledger configuration.
@@ -42,8 +56,13 @@ public final class LedgerOptions
         requirePositive("--transfers-max", transfersMax);
         requirePositive("--holds-max", holdsMax);
         requirePositive("--key-retention-ms", keyRetentionMs);
+        final long references = referenceRetentionMs == null ? keyRetentionMs : referenceRetentionMs;
+        final long reversals = reversalWindowMs == null ? keyRetentionMs : reversalWindowMs;
+        requirePositive("--reference-retention-ms", references);
+        requirePositive("--reversal-window-ms", reversals);
+        requirePositive("--expiries-per-tick-max", expiriesPerTickMax);
         return new LedgerConfig(accountsMax, subBalancesMax, keysMax, transfersMax, transfersMax, holdsMax,
-            keyRetentionMs, keyRetentionMs, keyRetentionMs, 10_000);
+            keyRetentionMs, references, reversals, expiriesPerTickMax);
     }
 
     private static void requirePositive(final String flag, final long value)

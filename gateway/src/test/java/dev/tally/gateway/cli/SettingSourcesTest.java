@@ -60,6 +60,21 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldTakeTheReferenceAndReversalWindowsFromTheKeyRetentionUnlessSetApart()
+    {
+        final ServeCommand same = parse(Map.of(), "serve", "--api-key", KEY, "--key-retention-ms", "60000");
+        assertEquals(60_000, same.toConfig().ledger().referenceRetentionMs());
+        assertEquals(60_000, same.toConfig().ledger().reversalWindowMs());
+
+        final ServeCommand apart = parse(Map.of("TALLY_EXPIRIES_PER_TICK_MAX", "500"), "serve", "--api-key", KEY,
+            "--key-retention-ms", "60000", "--reference-retention-ms", "120000", "--reversal-window-ms", "30000");
+        assertEquals(60_000, apart.toConfig().ledger().keyRetentionMs());
+        assertEquals(120_000, apart.toConfig().ledger().referenceRetentionMs());
+        assertEquals(30_000, apart.toConfig().ledger().reversalWindowMs());
+        assertEquals(500, apart.toConfig().ledger().expiriesPerTickMax(), "from the environment");
+    }
+
+    @Test
     void shouldFindTheConfigFileThroughTallyConfig() throws IOException
     {
         final Path file = write("port=7004\n");
