@@ -1,7 +1,6 @@
 package dev.tally.gateway.pipeline;
 
 import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.RingBuffer;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.command.Command;
@@ -21,25 +20,17 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
     private final PipelineHealth health;
     private final UnitListener unitListener;
     private final StageMeters meters;
-    private final StageRelease release;
     private long batchStartNs;
 
     BusinessHandler(
         final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener,
-        final StageMeters meters, final StageRelease release)
+        final StageMeters meters)
     {
         this.ledger = ledger;
         this.ring = ring;
         this.health = health;
         this.unitListener = unitListener;
         this.meters = meters;
-        this.release = release;
-    }
-
-    @Override
-    public void setSequenceCallback(final Sequence sequenceCallback)
-    {
-        release.attach(sequenceCallback);
     }
 
     @Override
@@ -55,7 +46,6 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
         if (endOfBatch)
         {
             meters.businessBatch(System.nanoTime() - batchStartNs);
-            release.release(sequence);   // applied: the responder may reply
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.tally.gateway.pipeline;
 
 import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.Sequence;
 import dev.tally.journal.Journal;
 
 /**
@@ -16,23 +15,15 @@ final class JournalHandler implements EventHandler<LedgerEvent>
     private final Journal journal;
     private final PipelineHealth health;
     private final StageMeters meters;
-    private final StageRelease release;
     private long batchStartNs;
     private long oldestReceivedNs;
     private int batchCommands;
 
-    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters, final StageRelease release)
+    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters)
     {
         this.journal = journal;
         this.health = health;
         this.meters = meters;
-        this.release = release;
-    }
-
-    @Override
-    public void setSequenceCallback(final Sequence sequenceCallback)
-    {
-        release.attach(sequenceCallback);
     }
 
     @Override
@@ -86,10 +77,6 @@ final class JournalHandler implements EventHandler<LedgerEvent>
                 meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
                     oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
             }
-        }
-        if (endOfBatch)
-        {
-            release.release(sequence);   // journaled (and forced in sync): the business thread may go on
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.tally.gateway.pipeline;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 import dev.tally.journal.Journal;
@@ -69,8 +68,8 @@ public final class LedgerPipeline implements AutoCloseable
         this.health = health;
 
         // 1. The ring: multi-producer (every Netty I/O thread and the ticker publish), pre-allocated slots.
-        final WaitStrategy waitStrategy = config.waitStrategy().create();
-        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI, waitStrategy);
+        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI,
+            config.waitStrategy().create());
         ring = disruptor.getRingBuffer();
 
         // 2. Any exception escaping a stage halts writes instead of skipping the event.
@@ -80,8 +79,8 @@ public final class LedgerPipeline implements AutoCloseable
         //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
         final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring));
         disruptor
-            .handleEventsWith(new JournalHandler(journal, health, meters, StageRelease.of(waitStrategy)))
-            .then(new BusinessHandler(ledger, ring, health, unitListener, meters, StageRelease.of(waitStrategy)))
+            .handleEventsWith(new JournalHandler(journal, health, meters))
+            .then(new BusinessHandler(ledger, ring, health, unitListener, meters))
             .then(wholeBatches);
         ring.addGatingSequences(wholeBatches.sequence());
 

@@ -19,8 +19,6 @@ public enum WaitStrategyName
 {
     /** Spin briefly, then park with a growing period up to 500 µs. The default. */
     BACKOFF,
-    /** Spin briefly, then park until a publisher or the stage upstream wakes it (1 ms at most). */
-    SIGNALLING,
     /** Disruptor's sleeping strategy: spin, yield, then park ~50 µs at a time. */
     SLEEPING,
     /** Lock and condition while nothing is published; busy-spins while an upstream stage works. */
@@ -32,8 +30,6 @@ public enum WaitStrategyName
 
     /** Longest park of {@link #BACKOFF}: the most an idle stage adds to the first event's latency. */
     public static final long BACKOFF_PARK_MAX_NS = 500_000;
-    /** Longest park of {@link #SIGNALLING} without a wake-up: a safety net, wake-ups come first. */
-    public static final long SIGNALLING_PARK_MAX_NS = 1_000_000;
 
     /** @return a new strategy instance of this kind. */
     public WaitStrategy create()
@@ -41,7 +37,6 @@ public enum WaitStrategyName
         switch (this)
         {
             case BACKOFF: return new BackoffWaitStrategy(BACKOFF_PARK_MAX_NS);
-            case SIGNALLING: return new SignallingWaitStrategy(SIGNALLING_PARK_MAX_NS);
             case SLEEPING: return new SleepingWaitStrategy();
             case YIELDING: return new YieldingWaitStrategy();
             case BUSY_SPIN: return new BusySpinWaitStrategy();
