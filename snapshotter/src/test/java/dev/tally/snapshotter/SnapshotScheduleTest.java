@@ -50,9 +50,39 @@ class SnapshotScheduleTest
         assertEquals(1, published.get());
     }
 
+    @Test
+    void shouldCoverTheCommandsReplayedAtStartUpEvenWhenOnlyTicksFollow() throws Exception
+    {
+        // Started from a snapshot at 10; the start-up replay brought the ledger to 1,000 without onCommand.
+        final Ledger recovered = new Ledger(Workload.CONFIG);
+        final Command tick = new Command();
+        for (long index = 1; index <= 1_000; index++)
+        {
+            tick.clear();
+            tick.type = CommandType.TICK;
+            tick.journalIndex = index;
+            tick.timestampNs = Workload.START_NS + index;
+            recovered.apply(tick);
+        }
+        journalIndex = 1_000;
+        final Snapshotter snapshotter = scheduledEveryMillisecond(10);
+        snapshotter.prepare(recovered);
+
+        applied(snapshotter, CommandType.TICK, 3);
+        Thread.sleep(5 * INTERVAL_MS);
+        snapshotter.doWork();
+
+        assertEquals(1, published.get(), "990 commands since the snapshot it started from are in no snapshot yet");
+    }
+
     private Snapshotter scheduledEveryMillisecond() throws Exception
     {
-        final Snapshotter snapshotter = new Snapshotter(SnapshotDirectory.open(dir, 3), 0,
+        return scheduledEveryMillisecond(0);
+    }
+
+    private Snapshotter scheduledEveryMillisecond(final long startedFromSnapshotIndex) throws Exception
+    {
+        final Snapshotter snapshotter = new Snapshotter(SnapshotDirectory.open(dir, 3), startedFromSnapshotIndex,
             new SnapshotConfig(true, Long.MAX_VALUE, INTERVAL_MS, 3));
         snapshotter.triggerWith(() ->
         {

@@ -85,7 +85,7 @@ public final class TallyServer implements AutoCloseable
         snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
         if (snapshotter != null)
         {
-            snapshotter.prepareImage(ledger);   // here, not on the business thread at the first snapshot
+            snapshotter.prepare(ledger);   // its schedule and image, here rather than on the business thread
         }
         final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
         {
@@ -171,16 +171,14 @@ public final class TallyServer implements AutoCloseable
     {
         final long startNs = System.nanoTime();
         http.stopAccepting();
+        if (snapshotter != null)
+        {
+            // First: no SNAPSHOT command may be published once the drain below has begun, or the business
+            // thread could still be copying into the image when this thread takes the last snapshot.
+            snapshotter.close();
+        }
         pipeline.close();
         http.close();
-        if (snapshotter != null && !health.isHalted())
-        {
-            snapshotter.closeWithFinalSnapshot(ledger);   // the ring is drained: this thread owns the ledger now
-        }
-        else if (snapshotter != null)
-        {
-            snapshotter.close();   // a halted ledger's state is not trusted enough to become a start point
-        }
         if (relay != null)
         {
             relay.close();   // before the pool closes; events it had claimed are delivered after their lease
@@ -194,6 +192,13 @@ public final class TallyServer implements AutoCloseable
             readModel.close(ledger.lastJournalIndex());
         }
         journal.close();
+        // Last, once everything durable is done (a supervisor's kill deadline cuts what comes last): the
+        // ring is drained and the stages are idle, so this thread owns the ledger. A halted ledger's state
+        // is not trusted enough to become a start point.
+        if (snapshotter != null && !health.isHalted())
+        {
+            snapshotter.closeWithFinalSnapshot(ledger);
+        }
         LOG.info("tally stopped at journal index {} in {} ms", journal.lastIndex(), (System.nanoTime() - startNs) / 1_000_000);
     }
 }
