@@ -3,6 +3,9 @@ package dev.tally.gateway.cli;
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.persistence.db.Database;
+import dev.tally.persistence.db.EmbeddedDatabase;
+import dev.tally.persistence.read.LedgerReads;
 import dev.tally.snapshotter.JournalPruner;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
@@ -33,6 +36,10 @@ public final class SnapshotCommand implements Callable<Integer>
     @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,
         description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
     int retainCount;
+
+    @CommandLine.Option(names = "--db-url",
+        description = "JDBC URL of the read model, for --prune-journal's check (absent: the embedded one under the data folder, if any).")
+    String dbUrl;
 
     @CommandLine.Option(names = "--prune-journal",
         description = "Then delete journal cycle files entirely before the oldest snapshot kept. Server stopped; archive them first.")
@@ -82,10 +89,48 @@ public final class SnapshotCommand implements Callable<Integer>
         }
         if (pruneJournal)
         {
+            final long watermark = readModelWatermark();
+            if (watermark >= 0 && watermark < snapshots.oldestIndex())
+            {
+                // The next start may only use a snapshot at or below PostgreSQL's watermark (the commands
+                // after it must be replayed for the read model); none is, so it would replay from the start.
+                System.out.println("snapshot: journal NOT pruned: PostgreSQL's watermark " + watermark + " is below the oldest " +
+                    "snapshot kept (" + snapshots.oldestIndex() + "); start the server once so that the writer catches up, then prune");
+                return 4;
+            }
             final List<Path> deleted = JournalPruner.prune(journalDir, snapshots.oldestIndex());
             System.out.println("snapshot: pruned " + deleted.size() + " journal file(s) before journal index " + snapshots.oldestIndex() +
                 (deleted.isEmpty() ? "" : ": " + deleted));
         }
         return 0;
+    }
+
+    /**
+     * @return PostgreSQL's watermark when this data folder has a read model ({@code --db-url}, or the embedded
+     * database under {@code pg/}), else -1.
+     */
+    private long readModelWatermark() throws IOException
+    {
+        final boolean embedded = dbUrl == null && Files.isDirectory(dataDir.resolve("pg"));
+        if (dbUrl == null && !embedded)
+        {
+            return -1;
+        }
+        final EmbeddedDatabase pg = embedded ? EmbeddedDatabase.start(dataDir.resolve("pg")) : null;
+        try (Database database = pg != null ? Database.connect(pg) : Database.connect(dbUrl))
+        {
+            return new LedgerReads(database.dataSource()).watermark();
+        }
+        catch (final java.sql.SQLException ex)
+        {
+            throw new IOException("cannot read PostgreSQL's watermark: " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            if (pg != null)
+            {
+                pg.close();
+            }
+        }
     }
 }

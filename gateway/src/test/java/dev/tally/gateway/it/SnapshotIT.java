@@ -8,6 +8,8 @@ import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.db.Database;
+import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
 import java.io.IOException;
@@ -90,14 +92,24 @@ class SnapshotIT
         final TallyCli.Run verify = TallyCli.run("verify", "--data-dir", dataDir.toString(), "--from-snapshot");
         assertEquals(0, verify.exitCode(), verify.output());
         assertTrue(verify.output().contains("started from the snapshot at journal index " + snapshotIndex), verify.output());
+
+        // Pruning is allowed while PostgreSQL holds everything up to a kept snapshot...
+        final TallyCli.Run prune = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--prune-journal");
+        assertEquals(0, prune.exitCode(), prune.output());
+        // ... and refused once its watermark is below every kept snapshot (say, a database restored from an
+        // older backup): the next start could use no snapshot and would need the journal from its start.
+        try (EmbeddedDatabase pg = EmbeddedDatabase.start(dataDir.resolve("pg"));
+             Database database = Database.connect(pg);
+             java.sql.Connection c = database.dataSource().getConnection();
+             java.sql.Statement update = c.createStatement())
+        {
+            update.executeUpdate("UPDATE ledger_watermark SET journal_index = 1");
+        }
+        final TallyCli.Run refused = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--prune-journal");
+        assertEquals(4, refused.exitCode(), refused.output());
+        assertTrue(refused.output().contains("journal NOT pruned"), refused.output());
     }
 
-    /**
-     * Three accounts and {@code transfers} transfers, a snapshot on request, then as many transfers again
-     * and a stored rejection (the restart must replay these from the journal); the server then closes.
-     *
-     * @return the snapshot's journal index.
-     */
     @Test
     void shouldWriteALastSnapshotAtAGracefulStopSoTheNextStartReplaysNothingAfterIt() throws Exception
     {
@@ -126,6 +138,12 @@ class SnapshotIT
         }
     }
 
+    /**
+     * Three accounts and {@code transfers} transfers, a snapshot on request, then as many transfers again
+     * and a stored rejection (the restart must replay these from the journal); the server then closes.
+     *
+     * @return the snapshot's journal index.
+     */
     private long runWithASnapshotInTheMiddle(final ServerConfig config, final int transfers) throws Exception
     {
         try (TallyServer server = new TallyServer(config, ON_REQUEST_ONLY))

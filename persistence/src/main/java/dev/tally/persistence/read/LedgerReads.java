@@ -99,6 +99,16 @@ public final class LedgerReads
         }
     }
 
+    /** @return the last journal index whose effects are all in PostgreSQL (the writer's watermark). */
+    public long watermark() throws SQLException
+    {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement("SELECT journal_index FROM ledger_watermark");
+             ResultSet rs = s.executeQuery())
+        {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
     private static Optional<TransferRow> one(final PreparedStatement s) throws SQLException
     {
         try (ResultSet rs = s.executeQuery())
