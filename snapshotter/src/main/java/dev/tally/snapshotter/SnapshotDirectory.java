@@ -3,6 +3,8 @@ package dev.tally.snapshotter;
 import dev.tally.ledger.image.StateImage;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -26,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code fsync} the directory, so that the rename itself survives a power loss;</li>
  *   <li>delete all but the newest {@code retainCount} snapshots, oldest first.</li>
  * </ol>
- * A crash before 2 leaves a temporary file, deleted by the next {@link #open} unless the process named in
- * it still runs (a server writing while an operator runs {@code tally snapshot}); a crash after 2 leaves a
+ * A crash before 2 leaves a temporary file, deleted by the next {@link #open} unless a writer still holds
+ * its lock (a server writing while an operator runs {@code tally snapshot}); a crash after 2 leaves a
  * complete snapshot. A file that fails its checks on load is renamed {@code *.rejected} (kept for
  * inspection, never picked again).
  */
@@ -36,7 +38,6 @@ public final class SnapshotDirectory
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotDirectory.class);
     private static final Pattern NAME = Pattern.compile("snapshot-(\\d{20})\\.tsnap");
     private static final String TEMP_PREFIX = ".snapshot-";
-    private static final Pattern TEMP_NAME = Pattern.compile("\\.snapshot-\\d+-(\\d+)\\.tmp");
 
     private final Path directory;
     private final int retainCount;
@@ -75,7 +76,7 @@ public final class SnapshotDirectory
             for (final Path file : (Iterable<Path>)files::iterator)
             {
                 // Not one a live process is writing right now (a running server, next to an operator's
-                // `tally snapshot`): the writer's pid is in the name. An unfinished file is never loaded anyway.
+                // `tally snapshot`): its writer holds a lock on it. An unfinished file is never loaded anyway.
                 if (file.getFileName().toString().startsWith(TEMP_PREFIX) && !writtenByALiveProcess(file))
                 {
                     LOG.info("deleting unfinished snapshot {}", file);
@@ -86,16 +87,24 @@ public final class SnapshotDirectory
         return new SnapshotDirectory(directory, retainCount, true);
     }
 
-    /** @return true when the temporary file's writer (the pid in its name) is another process, still running. */
-    private static boolean writtenByALiveProcess(final Path temp)
+    /**
+     * @return true when a writer holds the temporary file's lock (it is writing it now). A lock is the
+     * process's own and goes with it, in any pid namespace: a leftover of a crash is never locked.
+     */
+    private static boolean writtenByALiveProcess(final Path temp) throws IOException
     {
-        final Matcher m = TEMP_NAME.matcher(temp.getFileName().toString());
-        if (!m.matches())
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE); FileLock free = channel.tryLock())
         {
-            return false;   // an older naming: a leftover
+            return free == null;
         }
-        final long pid = Long.parseLong(m.group(1));
-        return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        catch (final OverlappingFileLockException ex)
+        {
+            return true;   // this very process is writing it
+        }
+        catch (final java.nio.file.NoSuchFileException ex)
+        {
+            return true;   // renamed or deleted meanwhile: nothing to delete
+        }
     }
 
     /** @return where a server's snapshots live: {@code <data dir>/snapshots}. */
@@ -152,15 +161,22 @@ public final class SnapshotDirectory
         }
         final long index = image.lastJournalIndex();
         final Path temp = directory.resolve(TEMP_PREFIX + index + "-" + ProcessHandle.current().pid() + ".tmp");
+        final Path target = fileFor(index);
+        // Locked until renamed: another process opening this folder (tally snapshot beside a running
+        // server, in whatever pid namespace) sees the lock and leaves the file alone.
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE))
+            StandardOpenOption.WRITE); FileLock writing = out.lock())
         {
             format.write(image, stateHash, out);
             out.force(true);
+            SnapshotFaults.pause(SnapshotFaults.WRITE_PAUSE_MS);
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
-        SnapshotFaults.pause(SnapshotFaults.WRITE_PAUSE_MS);
-        final Path target = fileFor(index);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        catch (final IOException | RuntimeException ex)
+        {
+            Files.deleteIfExists(temp);   // a full disk must not fill up with one partial file per attempt
+            throw ex;
+        }
         forceDirectory();
         retain();
         return target;

@@ -2,9 +2,15 @@ package dev.tally.snapshotter;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,26 +21,48 @@ class SnapshotDirectoryTest
     Path dir;
 
     @Test
-    void shouldDeleteLeftoversButNotTheFileAnotherRunningProcessIsWriting() throws Exception
+    void shouldDeleteLeftoversButNotTheFilesAWriterStillHoldsLocked() throws Exception
     {
-        final Process running = new ProcessBuilder("sleep", "30").start();
-        final Process exited = new ProcessBuilder("true").start();
-        assertTrue(exited.waitFor(10, TimeUnit.SECONDS));
-        try
+        final Path leftover = Files.createFile(dir.resolve(".snapshot-80-12345.tmp"));
+        final Path otherProcess = Files.createFile(dir.resolve(".snapshot-90-1.tmp"));
+        final Path thisProcess = Files.createFile(dir.resolve(".snapshot-100-1.tmp"));
+        final Process holder = holdLockInAnotherProcess(otherProcess);
+        try (FileChannel channel = FileChannel.open(thisProcess, StandardOpenOption.WRITE); FileLock writing = channel.lock())
         {
-            final Path live = Files.createFile(dir.resolve(".snapshot-100-" + running.pid() + ".tmp"));
-            final Path dead = Files.createFile(dir.resolve(".snapshot-90-" + exited.pid() + ".tmp"));
-            final Path unnamed = Files.createFile(dir.resolve(".snapshot-80.tmp"));
-
             SnapshotDirectory.open(dir, 3);
 
-            assertTrue(Files.exists(live), "a running process's write in progress stays");
-            assertTrue(Files.notExists(dead), "the leftover of a process that is gone is deleted");
-            assertTrue(Files.notExists(unnamed), "a leftover without a writer's pid is deleted");
+            assertTrue(Files.notExists(leftover), "a crash's leftover is deleted");
+            assertTrue(Files.exists(otherProcess), "another process's write in progress stays");
+            assertTrue(Files.exists(thisProcess), "this process's own write in progress stays");
         }
         finally
         {
-            running.destroy();
+            holder.destroy();
+        }
+    }
+
+    /** Starts a JVM that locks {@code file} the way a snapshot writer does, and waits until it holds the lock. */
+    private static Process holdLockInAnotherProcess(final Path file) throws Exception
+    {
+        final Process process = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), LockHolder.class.getName(), file.toString())
+            .redirectErrorStream(true).start();
+        final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        assertTrue("locked".equals(out.readLine()), "the other process holds the lock");
+        return process;
+    }
+
+    /** The other process: locks the file, says so, and keeps the lock until killed. */
+    public static final class LockHolder
+    {
+        public static void main(final String[] args) throws Exception
+        {
+            try (FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.WRITE); FileLock lock = channel.lock())
+            {
+                System.out.println("locked");
+                System.out.flush();
+                Thread.sleep(60_000);
+            }
         }
     }
 }
