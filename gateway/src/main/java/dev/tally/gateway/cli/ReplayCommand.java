@@ -4,13 +4,11 @@ import dev.tally.journal.JournalReader;
 import dev.tally.journal.ReplayResult;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
-import dev.tally.snapshotter.SnapshotDirectory;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.gateway.api.Money;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -26,17 +24,14 @@ import picocli.CommandLine;
 @CommandLine.Command(name = "replay", mixinStandardHelpOptions = true, description = "Rebuild balances from the journal, offline.")
 public final class ReplayCommand implements Callable<Integer>
 {
-    @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
-    Path dataDir;
+    @CommandLine.Mixin
+    ReplaySourceOptions source = new ReplaySourceOptions();
 
     @CommandLine.Option(names = "--format", defaultValue = "text", description = "text, json or csv (default: ${DEFAULT-VALUE}).")
     String format;
 
     @CommandLine.Option(names = "--accounts", description = "Also print every account's balances.")
     boolean accounts;
-
-    @CommandLine.Option(names = "--from-snapshot", description = "Start from the newest valid snapshot, then replay the journal after it.")
-    boolean fromSnapshot;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
@@ -49,9 +44,9 @@ public final class ReplayCommand implements Callable<Integer>
     {
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
-        try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
+        try (JournalReader reader = JournalReader.open(source.journalDir()))
         {
-            recovered = LedgerRecovery.recover(fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null,
+            recovered = LedgerRecovery.recover(source.snapshots(),
                 reader::replay, ledgerOptions.toConfig(), Long.MAX_VALUE, (ledger, command) -> { });
         }
         final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;

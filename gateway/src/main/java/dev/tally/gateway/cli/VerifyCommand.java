@@ -10,8 +10,6 @@ import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
-import dev.tally.snapshotter.SnapshotDirectory;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 
@@ -29,14 +27,11 @@ public final class VerifyCommand implements Callable<Integer>
 {
     private static final long CATCH_UP_WAIT_MAX_NS = 120_000_000_000L;
 
-    @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
-    Path dataDir;
+    @CommandLine.Mixin
+    ReplaySourceOptions source = new ReplaySourceOptions();
 
     @CommandLine.Option(names = "--db-url", description = "PostgreSQL JDBC URL (absent: the embedded database under the data folder).")
     String dbUrl;
-
-    @CommandLine.Option(names = "--from-snapshot", description = "Start from the newest valid snapshot, then replay the journal after it.")
-    boolean fromSnapshot;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
@@ -48,7 +43,7 @@ public final class VerifyCommand implements Callable<Integer>
     public Integer call() throws InterruptedException, java.io.IOException
     {
         final Ledger ledger;
-        final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(dataDir.resolve("pg")) : null;
+        final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(source.dataDir.resolve("pg")) : null;
         try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
         {
             // The comparison is meaningful once the writer has caught up: feed it, as a server start would,
@@ -59,10 +54,10 @@ public final class VerifyCommand implements Callable<Integer>
             writer.start();
             try
             {
-                try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
+                try (JournalReader reader = JournalReader.open(source.journalDir()))
                 {
                     final RecoveredLedger recovered = LedgerRecovery.recover(
-                        fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null, reader::replay,
+                        source.snapshots(), reader::replay,
                         ledgerOptions.toConfig(), watermarkBefore, (replayed, command) ->
                         {
                             if (replayed.isUnitComplete())

@@ -40,8 +40,8 @@ public final class WholeBatchGate implements EventHandler<LedgerEvent>
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch) throws Exception
     {
-        // Read before the stage runs: the responder may reset the slot's reply fields.
-        final long reusableUpTo = reusableUpTo(event, sequence);
+        // Read before the stage runs (the responder may reset the slot's reply fields), and only where used.
+        final long reusableUpTo = endOfBatch ? reusableUpTo(event, sequence) : 0;
         try
         {
             lastStage.onEvent(event, sequence, endOfBatch);

@@ -151,6 +151,12 @@ public final class HoldTable
             throw new IllegalStateException("hold undo out of order");
         }
         releasedCount--;
+        link(slot, status);
+    }
+
+    /** Makes a filled slot live again with {@code status}: indexed, counted, and on the expiry heap if active. */
+    private void link(final int slot, final byte status)
+    {
         statuses[slot] = status;
         slotByIndex.put(indexes[slot], slot);
         liveCount++;
@@ -431,17 +437,7 @@ public final class HoldTable
             amounts[slot] = v[offset + 4];
             currencies[slot] = (int)v[offset + 5];
             deadlinesNs[slot] = v[offset + 6];
-            statuses[slot] = status;
-            slotByIndex.put(indexes[slot], slot);
-            liveCount++;
-            if (status == ACTIVE)
-            {
-                heapInsert(slot);
-            }
-            else
-            {
-                unknownCount++;
-            }
+            link(slot, status);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.tally.ledger.image;
 
+import dev.tally.ledger.StateDigest;
+
 /**
  * Copies the live part of a ring (from its head position, wrapping at capacity) into a flat array,
  * oldest first, and back: at most two {@code System.arraycopy} calls each way. Used by every table kept
@@ -38,6 +40,16 @@ public final class RingCopy
         final int entries = entries(table, image.length(), stride, capacity);
         System.arraycopy(image.values(), 0, ring, 0, image.length());
         return entries;
+    }
+
+    /**
+     * Folds a ring's image into {@code digest} exactly as {@code StateDigest.addRing} folds the live ring it
+     * was copied from (oldest entry first), so the image's hash equals the ledger's.
+     */
+    public static void digest(final LongSection image, final int stride, final StateDigest digest)
+    {
+        final int size = image.length() / stride;
+        digest.addRing(image.values(), stride, 0, size, Math.max(1, size));
     }
 
     /** Checks that an image section of {@code length} elements holds whole entries that fit the ring. @return entries. */

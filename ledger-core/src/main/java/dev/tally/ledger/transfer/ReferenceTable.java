@@ -122,8 +122,7 @@ public final class ReferenceTable
     /** Folds an image's references exactly as {@link #digest} folds the table they were copied from. */
     public static void digestImage(final LongSection image, final StateDigest digest)
     {
-        final int size = image.length() / STRIDE;
-        digest.addRing(image.values(), STRIDE, 0, size, Math.max(1, size));
+        RingCopy.digest(image, STRIDE, digest);
     }
 
     /** Copies every reference, oldest first, into {@code image}: at most two array copies. */

@@ -1,0 +1,26 @@
+package dev.tally.gateway.cli;
+
+import dev.tally.snapshotter.SnapshotDirectory;
+import java.nio.file.Path;
+import picocli.CommandLine;
+
+/** Where an offline rebuild of the ledger reads from: the data folder, and whether to start at a snapshot. */
+public final class ReplaySourceOptions
+{
+    @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @CommandLine.Option(names = "--from-snapshot", description = "Start from the newest valid snapshot, then replay the journal after it.")
+    boolean fromSnapshot;
+
+    Path journalDir()
+    {
+        return dataDir.resolve("journal");
+    }
+
+    /** @return the snapshots to start from, read-only (safe next to a running server), or null for a full replay. */
+    SnapshotDirectory snapshots()
+    {
+        return fromSnapshot ? SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)) : null;
+    }
+}
