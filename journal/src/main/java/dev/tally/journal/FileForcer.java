@@ -18,21 +18,42 @@ import java.nio.file.StandardOpenOption;
  * page cache), for the same measured cost. On a roll to a new cycle file the previous file is forced
  * one last time and the directory is fsync'ed so the new file's name survives a power loss.
  *
+ * <p>After each force it lets {@link AheadZeroFill} write zeros ahead of the append position, so that
+ * appends do not fault into holes (see there).
+ *
  * <p>Allocates only when the file changes (once an hour).
  */
 final class FileForcer implements AutoCloseable
 {
+    private final AheadZeroFill zeroFill;
     private File file;
     private FileChannel channel;
 
-    /** Forces {@code current} (and, after a roll, the file before it) to disk. */
-    void force(final File current) throws IOException
+    /** @param zeroFillAheadBytes how far ahead of the append position to zero-fill; 0 for never. */
+    FileForcer(final long zeroFillAheadBytes)
+    {
+        this.zeroFill = new AheadZeroFill(zeroFillAheadBytes);
+    }
+
+    /**
+     * Forces {@code current} (and, after a roll, the file before it) to disk.
+     *
+     * @param appendPosition the offset just past the last byte appended to {@code current}.
+     */
+    void force(final File current, final long appendPosition) throws IOException
     {
         if (current != file)
         {
             switchTo(current);
         }
         channel.force(false);
+        zeroFill.afterForce(channel, appendPosition);
+    }
+
+    /** @return the end of the zero-filled region of the current file (tests). */
+    long zeroFilledTo()
+    {
+        return zeroFill.filledTo();
     }
 
     private void switchTo(final File current) throws IOException
@@ -43,8 +64,9 @@ final class FileForcer implements AutoCloseable
             channel.close();
             channel = null;
         }
-        channel = FileChannel.open(current.toPath(), StandardOpenOption.READ);
+        channel = FileChannel.open(current.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         file = current;
+        zeroFill.reset();
         forceDirectory(current.toPath().toAbsolutePath().getParent());
     }
 

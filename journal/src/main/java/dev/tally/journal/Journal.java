@@ -48,7 +48,7 @@ public final class Journal implements AutoCloseable
     private final SingleChronicleQueue queue;
     private final ExcerptAppender appender;
     private final JournalReader reader;
-    private final FileForcer forcer = new FileForcer();
+    private final FileForcer forcer;
     private final CommandCodec codec = new CommandCodec();
     private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
     private final byte[] encodeBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
@@ -56,6 +56,8 @@ public final class Journal implements AutoCloseable
     private final RecoveryReport recovery;
 
     private long lastIndex;
+    /** File offset just past the last record appended (Chronicle's mapped bytes address the whole file). */
+    private long appendPosition;
     private long lastTimestampNs;
     private long durableIndex;
     private boolean closed;
@@ -64,6 +66,7 @@ public final class Journal implements AutoCloseable
     {
         this.config = config;
         this.queue = queue;
+        this.forcer = new FileForcer(config.zeroFillAheadBytes());
         this.appender = queue.createAppender();
         this.reader = new JournalReader(queue, false);
         this.recovery = recover();
@@ -222,6 +225,18 @@ public final class Journal implements AutoCloseable
         return reader.cycleFiles();
     }
 
+    /** @return the end of the zero-filled region ahead of the appends in the current file (tests). */
+    long zeroFilledTo()
+    {
+        return forcer.zeroFilledTo();
+    }
+
+    /** @return the file offset just past the last record appended (tests). */
+    long appendPosition()
+    {
+        return appendPosition;
+    }
+
     /** Flushes (under {@link Durability#SYNC}) and releases the queue. Idempotent. */
     @Override
     public void close()
@@ -289,6 +304,7 @@ public final class Journal implements AutoCloseable
             try
             {
                 dc.wire().bytes().write(encodeBytes, 0, length);
+                appendPosition = dc.wire().bytes().writePosition();
             }
             catch (final RuntimeException | Error ex)
             {
@@ -311,7 +327,7 @@ public final class Journal implements AutoCloseable
         final File file = appender.currentFile();
         try
         {
-            forcer.force(file);
+            forcer.force(file, appendPosition);
         }
         catch (final IOException ex)
         {
