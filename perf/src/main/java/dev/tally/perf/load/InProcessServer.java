@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -32,6 +33,8 @@ public final class InProcessServer implements AutoCloseable
     private final Path dataDir;
     private final boolean deleteOnClose;
     private final String apiKey;
+    private final Path postmasterPidFile;
+    private final io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres;
 
     /**
      * The server's settings.
@@ -46,11 +49,23 @@ public final class InProcessServer implements AutoCloseable
      * @param subBalancesMax   sub-balances.
      * @param keysMax          idempotency keys (and transfers) kept in the window.
      * @param dataDir          the data folder; null for a temporary one, deleted on close.
+     * @param readModel        also run the PostgreSQL read model (an embedded PostgreSQL under the data folder,
+     *                         Tally's batched writer feeding it), as {@code tally serve} does by default.
      */
     public record Settings(
         Durability durability, WaitStrategyName waitStrategy, int ioThreads, int ringSize, long tickIntervalMs, long retentionMs,
-        int accountsMax, int subBalancesMax, int keysMax, Path dataDir)
+        int accountsMax, int subBalancesMax, int keysMax, Path dataDir, boolean readModel)
     {
+        /** Without the read model: the HTTP gateway, the pipeline and the journal. */
+        public Settings(
+            final Durability durability, final WaitStrategyName waitStrategy, final int ioThreads, final int ringSize,
+            final long tickIntervalMs, final long retentionMs, final int accountsMax, final int subBalancesMax, final int keysMax,
+            final Path dataDir)
+        {
+            this(durability, waitStrategy, ioThreads, ringSize, tickIntervalMs, retentionMs, accountsMax, subBalancesMax, keysMax,
+                dataDir, false);
+        }
+
         /** @return the ledger's capacities and windows. */
         LedgerConfig ledger()
         {
@@ -67,11 +82,70 @@ public final class InProcessServer implements AutoCloseable
         final byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
         this.apiKey = "load-" + HexFormat.of().formatHex(secret);
-        final ServerConfig config = new ServerConfig(Target.LOOPBACK, 0, dataDir, settings.durability(),
-            ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
-            new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
-            HttpLimits.defaults());
-        this.server = new TallyServer(config);
+        // The read model's PostgreSQL: the peer's settings (BenchPostgres), so that neither side runs on a better-tuned server.
+        final Path pgDir = dataDir.resolve("pg");
+        this.postgres = settings.readModel() ? BenchPostgres.start(pgDir, BenchPostgres.settings(false, 50)) : null;
+        try
+        {
+            final ServerConfig config = new ServerConfig(Target.LOOPBACK, 0, dataDir, settings.durability(),
+                ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
+                new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
+                HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel());
+            this.server = new TallyServer(config);
+        }
+        catch (final Exception ex)
+        {
+            if (postgres != null)
+            {
+                postgres.close();
+            }
+            throw ex;
+        }
+        this.postmasterPidFile = settings.readModel() ? pgDir.resolve("postmaster.pid") : null;
+    }
+
+    /** @return true when the server runs its PostgreSQL read model. */
+    public boolean hasReadModel()
+    {
+        return postmasterPidFile != null;
+    }
+
+    /** @return how many journaled commands the PostgreSQL writer is behind; 0 without a read model. */
+    public long readModelLagCommands()
+    {
+        if (!hasReadModel())
+        {
+            return 0;
+        }
+        // plain reads of fields other threads write, as a metrics scrape does: good enough for a report
+        return Math.max(0, server.ledger().lastJournalIndex() - server.readModel().writer().watermark());
+    }
+
+    /**
+     * Waits until the PostgreSQL writer holds everything applied so far.
+     *
+     * @return true when it caught up within {@code timeout}.
+     */
+    public boolean awaitReadModel(final Duration timeout)
+    {
+        return !hasReadModel() || server.readModel().writer().awaitWatermark(server.ledger().lastJournalIndex(), timeout);
+    }
+
+    /** @return CPU time of the embedded PostgreSQL (postmaster and children), ns; 0 without a read model, -1 unknown. */
+    public long postgresCpuNs()
+    {
+        if (!hasReadModel())
+        {
+            return 0;
+        }
+        try
+        {
+            return ProcessCpu.postgresNs(Long.parseLong(Files.readAllLines(postmasterPidFile).get(0).trim()));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return -1;
+        }
     }
 
     /** @return where to send load. */
@@ -85,10 +159,10 @@ public final class InProcessServer implements AutoCloseable
     {
         return String.format(Locale.ROOT,
             "in-process TallyServer: durability %s, wait strategy %s, %d I/O thread(s), ring %,d, tick %d ms, retention %,d ms, " +
-                "accounts max %,d, keys/transfers max %,d",
+                "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s",
             settings.durability().name().toLowerCase(Locale.ROOT), settings.waitStrategy().name().toLowerCase(Locale.ROOT),
             settings.ioThreads(), settings.ringSize(), settings.tickIntervalMs(), settings.retentionMs(), settings.accountsMax(),
-            settings.keysMax());
+            settings.keysMax(), settings.readModel() ? "on (embedded, the peer's server settings, writer running)" : "off");
     }
 
     /** @return the data folder. */
@@ -101,6 +175,10 @@ public final class InProcessServer implements AutoCloseable
     public void close() throws IOException
     {
         server.close();
+        if (postgres != null)
+        {
+            postgres.close();
+        }
         if (deleteOnClose)
         {
             try (Stream<Path> files = Files.walk(dataDir))

@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.perf.load.ProcessCpu;
 import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.journal.Durability;
 import dev.tally.perf.load.InProcessServer;
@@ -134,6 +135,13 @@ final class CompareCommand implements Callable<Integer>
             "transfers/s holds 5,250,000 keys for 15 s). The peer keeps every key (default: ${DEFAULT-VALUE}).")
     long tallyRetentionMs;
 
+    @CommandLine.Option(names = "--tally-read-model", defaultValue = "off",
+        description = "Tally: on also runs its PostgreSQL read model (embedded PostgreSQL, the batched writer; writes are refused " +
+            "with 503 while the writer lags by more than 100,000 commands); Tally's CPU per transfer then counts that PostgreSQL too, " +
+            "up to the moment the writer has caught up with the run. off measures the request path: the journal is Tally's " +
+            "durability, PostgreSQL a projection behind it (default: ${DEFAULT-VALUE}).")
+    String tallyReadModel;
+
     @CommandLine.Option(names = "--results-dir",
         description = "Parent folder of this run's folder (default: perf/results from the repository root, else results).")
     Path resultsDir;
@@ -215,11 +223,11 @@ final class CompareCommand implements Callable<Integer>
                 final LoadSpec warm = spec(Scenario.UNIFORM, warmupRunSeconds, 1, Math.min(accounts, 10_000));
                 if (tally != null)
                 {
-                    runOne("tally", mode + "-warmup", warm, tally.target(), runDir, null);
+                    runOne("tally", mode + "-warmup", warm, tally.target(), runDir, null, tally);
                 }
                 if (peer != null)
                 {
-                    runOne("peer", mode + "-warmup", warm, peerTarget, runDir, null);
+                    runOne("peer", mode + "-warmup", warm, peerTarget, runDir, null, null);
                     peer.settle();
                 }
             }
@@ -230,7 +238,7 @@ final class CompareCommand implements Callable<Integer>
                 CompareReport.Measured peerResult = null;
                 if (tally != null)
                 {
-                    tallyResult = runOne("tally", mode, spec, tally.target(), runDir, null);
+                    tallyResult = runOne("tally", mode, spec, tally.target(), runDir, null, tally);
                     settle(peer);
                 }
                 if (peer != null)
@@ -238,7 +246,7 @@ final class CompareCommand implements Callable<Integer>
                     // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
                     final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
                         spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
-                    peerResult = runOne("peer", mode + (peerSpec == spec ? "" : "-for-batch"), peerSpec, peerTarget, runDir, peer);
+                    peerResult = runOne("peer", mode + (peerSpec == spec ? "" : "-for-batch"), peerSpec, peerTarget, runDir, peer, null);
                     settle(peer);
                 }
                 final CompareReport.Row row = new CompareReport.Row(scenario, mode, tallyResult, peerResult);
@@ -255,18 +263,25 @@ final class CompareCommand implements Callable<Integer>
         return rows;
     }
 
-    /** One system, one scenario: ScenarioRun (setup, load, the load generator's check), then the peer's SQL check. */
+    /**
+     * One system, one scenario: ScenarioRun (setup, load, the load generator's check), then the peer's SQL check, or
+     * Tally's PostgreSQL writer catching up when its read model runs.
+     */
     private CompareReport.Measured runOne(final String system, final String label, final LoadSpec spec, final Target target, final Path runDir,
-        final PeerServer peer)
+        final PeerServer peer, final InProcessServer tally)
     {
         final String load = CompareReport.loadAverage();
         out.printf(Locale.ROOT, "-- %s, %s, %s (load average %s) --%n", system, spec.scenario().cliName(), label, load);
         final List<String> notes = new ArrayList<>();
-        final CpuMeter meter = new CpuMeter(peer);
+        final CpuMeter meter = new CpuMeter(peer != null ? peer::postgresCpuNs : tally != null && tally.hasReadModel() ? tally::postgresCpuNs : null);
         try (PrintStream indented = CompareReport.indented(out, meter::onLine))
         {
             final ScenarioRun.Outcome outcome = ScenarioRun.run(spec, target, runDir, system + "-" + label, indented);
             boolean ok = outcome.checkOk();
+            if (tally != null && tally.hasReadModel())
+            {
+                ok &= awaitReadModel(tally, meter, indented, notes);
+            }
             if (peer != null)
             {
                 final PeerCheck.Report sqlCheck = peer.checker().run(0);
@@ -294,20 +309,42 @@ final class CompareCommand implements Callable<Integer>
     }
 
     /**
+     * Tally with its read model: the run is over when PostgreSQL holds it. Reports the writer's lag at the end of the
+     * window and how long it took to catch up, and moves the CPU measurement's end there.
+     */
+    private boolean awaitReadModel(final InProcessServer tally, final CpuMeter meter, final PrintStream indented, final List<String> notes)
+    {
+        final long lag = tally.readModelLagCommands();
+        final long startNs = System.nanoTime();
+        final boolean caughtUp = tally.awaitReadModel(java.time.Duration.ofMinutes(5));
+        indented.printf(Locale.ROOT, "read model: PostgreSQL writer %,d commands behind after the check, caught up in %.1f s%s%n", lag,
+            (System.nanoTime() - startNs) / 1e9, caughtUp ? "" : " -- NOT within 5 minutes");
+        if (!caughtUp)
+        {
+            notes.add("the PostgreSQL writer did not catch up within 5 minutes");
+            return false;
+        }
+        meter.remeasure();
+        return true;
+    }
+
+    /**
      * Reads the load generator's report as it is printed: CPU snapshots when setup ends ({@code setup:})
      * and when the outcomes are printed (after the check), and the transfers applied over the run.
      */
     private static final class CpuMeter
     {
         private static final java.util.regex.Pattern APPLIED = java.util.regex.Pattern.compile("outcomes\\s+applied ([0-9,]+)");
-        private final PeerServer peer;
+        private final java.util.function.LongSupplier postgresCpuNs;
         private long jvmStartNs = -1;
         private long postgresStartNs;
+        private long transfers;
         private CompareReport.CpuCost cost = CompareReport.CpuCost.UNKNOWN;
 
-        CpuMeter(final PeerServer peer)
+        /** @param postgresCpuNs the CPU of the system's PostgreSQL, ns; null when it has none. */
+        CpuMeter(final java.util.function.LongSupplier postgresCpuNs)
         {
-            this.peer = peer;
+            this.postgresCpuNs = postgresCpuNs;
         }
 
         void onLine(final String line)
@@ -315,18 +352,28 @@ final class CompareCommand implements Callable<Integer>
             if (jvmStartNs < 0 && line.startsWith("setup:"))
             {
                 jvmStartNs = ProcessCpu.jvmNs();
-                postgresStartNs = peer == null ? 0 : peer.postgresCpuNs();
+                postgresStartNs = postgresCpuNs == null ? 0 : postgresCpuNs.getAsLong();
                 return;
             }
             final java.util.regex.Matcher applied = APPLIED.matcher(line);
             if (jvmStartNs >= 0 && applied.find())
             {
-                final long transfers = Long.parseLong(applied.group(1).replace(",", ""));
-                final double jvmNs = ProcessCpu.jvmNs() - jvmStartNs;
-                final double postgresNs = peer == null ? 0 : peer.postgresCpuNs() - postgresStartNs;
-                cost = transfers <= 0 ? CompareReport.CpuCost.UNKNOWN :
-                    new CompareReport.CpuCost(jvmNs / 1_000.0 / transfers, postgresNs / 1_000.0 / transfers, transfers);
+                transfers = Long.parseLong(applied.group(1).replace(",", ""));
+                remeasure();
             }
+        }
+
+        /** Ends the measurement now (the same transfers, the CPU used up to this moment). */
+        void remeasure()
+        {
+            if (jvmStartNs < 0)
+            {
+                return;
+            }
+            final double jvmNs = ProcessCpu.jvmNs() - jvmStartNs;
+            final double postgresNs = postgresCpuNs == null ? 0 : postgresCpuNs.getAsLong() - postgresStartNs;
+            cost = transfers <= 0 ? CompareReport.CpuCost.UNKNOWN :
+                new CompareReport.CpuCost(jvmNs / 1_000.0 / transfers, postgresNs / 1_000.0 / transfers, transfers);
         }
 
         CompareReport.CpuCost cost()
@@ -385,7 +432,8 @@ final class CompareCommand implements Callable<Integer>
         }
         return new InProcessServer.Settings(sync ? Durability.SYNC : Durability.ASYNC,
             WaitStrategyName.valueOf(tallyWaitStrategy.trim().toUpperCase(Locale.ROOT)), tallyIoThreads, 16_384, 100,
-            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (specs.size() + 1), tallyKeysMax, null);
+            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (specs.size() + 1), tallyKeysMax, null,
+            onOff(tallyReadModel));
     }
 
     static boolean onOff(final String value)

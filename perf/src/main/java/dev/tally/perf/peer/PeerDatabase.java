@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.perf.load.BenchPostgres;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -13,10 +14,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -24,26 +22,15 @@ import java.util.stream.Stream;
  * PostgreSQL 14), in its own temporary data folder on the same disk as Tally's journal, deleted on close;
  * the peer's schema and functions ({@code peer/schema.sql}, {@code peer/transfer.sql}); and a HikariCP pool.
  *
- * <p>Server settings, for a 2-core, 24 GB machine that also runs the load generator:
- * <ul>
- *   <li>{@code fsync = on}, {@code full_page_writes = on}: zonky starts PostgreSQL with {@code -F}
- *       (fsync off), which would make {@code synchronous_commit = on} a no-op; the peer must be as
- *       durable as what it is compared with.</li>
- *   <li>{@code synchronous_commit}: on (a reply leaves after the commit's WAL is flushed: Tally
- *       {@code --durability sync}) or off (after the commit is in the WAL buffers; the WAL writer flushes
- *       every {@code wal_writer_delay}: a crash of the server loses up to about 3 x that, like Tally
- *       {@code async}, which survives a process crash but not power loss).</li>
- *   <li>{@code shared_buffers = 2GB}: every table and index of a run fits (1,000,000 accounts are
- *       about 100 MB with their index); {@code max_wal_size = 8GB}, {@code checkpoint_timeout = 30min}:
- *       no checkpoint inside a measured window (each one is followed by a burst of full-page writes).</li>
- *   <li>{@code jit = off}: JIT compilation only costs CPU for these short statements.</li>
- *   <li>{@code max_connections = 300}: room for any pool size measured.</li>
- * </ul>
+ * <p>Server settings: {@link BenchPostgres#settings}, the same as Tally's read model gets in {@code compare}.
+ * {@code synchronous_commit}: on (a reply leaves after the commit's WAL is flushed: Tally {@code --durability
+ * sync}) or off (after the commit is in the WAL buffers; the WAL writer flushes every {@code wal_writer_delay}:
+ * a crash of the server loses up to about 3 x that, like Tally {@code async}, which survives a process crash
+ * but not power loss). {@code fsync = on}: zonky's default {@code -F} would make {@code synchronous_commit = on}
+ * a no-op; the peer must be as durable as what it is compared with.
  */
 final class PeerDatabase implements AutoCloseable
 {
-    /** How long to wait for the server to accept connections. */
-    static final Duration STARTUP_WAIT_MAX = Duration.ofSeconds(120);
     /** How long a pool connection may be waited for: never, in practice (one per JDBC thread). */
     private static final long CONNECTION_TIMEOUT_MS = 10_000;
 
@@ -73,15 +60,7 @@ final class PeerDatabase implements AutoCloseable
         EmbeddedPostgres postgres = null;
         try
         {
-            final EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                .setDataDirectory(directory)
-                .setCleanDataDirectory(true)
-                .setPGStartupWait(STARTUP_WAIT_MAX);
-            for (final Map.Entry<String, String> setting : serverSettings(config.synchronousCommit(), config.poolSize()).entrySet())
-            {
-                builder.setServerConfig(setting.getKey(), setting.getValue());
-            }
-            postgres = builder.start();
+            postgres = BenchPostgres.start(directory, BenchPostgres.settings(config.synchronousCommit(), config.poolSize()));
             createSchema(postgres);
             final HikariDataSource pool = pool(postgres, config);
             return new PeerDatabase(postgres, directory, pool);
@@ -92,33 +71,6 @@ final class PeerDatabase implements AutoCloseable
             deleteTree(directory);
             throw new IllegalStateException("could not start the peer's PostgreSQL in " + directory + ": " + ex.getMessage(), ex);
         }
-    }
-
-    /** @return the server settings, in the order they are passed. */
-    static Map<String, String> serverSettings(final boolean synchronousCommit, final int poolSize)
-    {
-        final Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("listen_addresses", "localhost");
-        settings.put("fsync", "on");
-        settings.put("full_page_writes", "on");
-        settings.put("synchronous_commit", synchronousCommit ? "on" : "off");
-        settings.put("wal_writer_delay", "10ms");
-        settings.put("max_connections", Integer.toString(Math.max(100, poolSize + 40)));
-        settings.put("shared_buffers", "2GB");
-        settings.put("effective_cache_size", "16GB");
-        settings.put("work_mem", "32MB");
-        settings.put("maintenance_work_mem", "512MB");
-        settings.put("wal_buffers", "64MB");
-        settings.put("max_wal_size", "8GB");
-        settings.put("min_wal_size", "1GB");
-        settings.put("checkpoint_timeout", "30min");
-        settings.put("checkpoint_completion_target", "0.9");
-        settings.put("random_page_cost", "1.1");
-        settings.put("jit", "off");
-        settings.put("huge_pages", "try");
-        settings.put("max_parallel_workers_per_gather", "0");
-        settings.put("timezone", "UTC");
-        return settings;
     }
 
     private static void createSchema(final EmbeddedPostgres postgres) throws SQLException, IOException

@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.perf.load.ProcessCpu;
 import dev.tally.gateway.http.ApiKeys;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -23,10 +23,7 @@ class CompareSmokeTest
     void shouldCompareTallyAndThePeerWithBothChecksPassing(@TempDir final Path results) throws Exception
     {
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        final PrintStream out = new PrintStream(new TeeStream(captured, System.out), true, StandardCharsets.UTF_8);
-        final int status = CompareMain.run(new String[] {"compare", "--seconds", "3", "--warmup-seconds", "1", "--scenario", "uniform",
-            "--durability", "async", "--accounts", "1000", "--connections", "16", "--warmup-run-seconds", "0", "--peer-pool", "4",
-            "--tally-keys-max", "200000", "--results-dir", results.toString()}, out);
+        final int status = compare(captured, "--seconds", "3", "--durability", "async", "--peer-pool", "4", "--results-dir", results.toString());
         final String text = captured.toString(StandardCharsets.UTF_8);
         final String line = text.lines().filter(l -> l.startsWith("RESULT scenario=uniform mode=async")).reduce((a, b) -> b)
             .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + text));
@@ -40,6 +37,33 @@ class CompareSmokeTest
             final long charts = files.filter(f -> f.toString().endsWith("compare-async.png")).count();
             assertEquals(1, charts, "one chart");
         }
+    }
+
+    @Test
+    void shouldCountTallysPostgresqlWhenItsReadModelRuns(@TempDir final Path results) throws Exception
+    {
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final int status = compare(captured, "--systems", "tally", "--tally-read-model", "on", "--seconds", "2", "--durability", "sync",
+            "--results-dir", results.toString());
+        final String text = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, "exit status");
+        assertTrue(text.contains("PostgreSQL read model on"), text);
+        final String caughtUp = text.lines().filter(l -> l.contains("read model: PostgreSQL writer")).findFirst()
+            .orElseThrow(() -> new AssertionError("no catch-up line in:\n" + text));
+        assertTrue(caughtUp.contains("caught up in") && !caughtUp.contains("NOT"), caughtUp);
+        final String cpu = text.lines().filter(l -> l.contains("cpu per transfer applied")).findFirst().orElseThrow();
+        assertTrue(cpu.contains("+ PG "), "Tally's CPU must include its PostgreSQL: " + cpu);
+    }
+
+    /** Runs {@code compare} with small settings (one short uniform run, 1,000 accounts) plus {@code options}. */
+    private static int compare(final ByteArrayOutputStream captured, final String... options) throws Exception
+    {
+        final PrintStream out = new PrintStream(new TeeStream(captured, System.out), true, StandardCharsets.UTF_8);
+        final String[] small = {"compare", "--warmup-seconds", "1", "--scenario", "uniform", "--accounts", "1000", "--connections", "16",
+            "--warmup-run-seconds", "0", "--tally-keys-max", "200000"};
+        final String[] args = java.util.Arrays.copyOf(small, small.length + options.length);
+        System.arraycopy(options, 0, args, small.length, options.length);
+        return CompareMain.run(args, out);
     }
 
     /** Writes to two streams: the captured copy and the console. */

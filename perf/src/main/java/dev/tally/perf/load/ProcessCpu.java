@@ -1,4 +1,4 @@
-package dev.tally.perf.peer;
+package dev.tally.perf.load;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -18,7 +18,7 @@ import java.nio.file.Path;
  *       hold what its exited children used), in clock ticks of 10 ms.</li>
  * </ul>
  */
-final class ProcessCpu
+public final class ProcessCpu
 {
     private static final long NS_PER_TICK = 10_000_000L;
 
@@ -27,7 +27,7 @@ final class ProcessCpu
     }
 
     /** @return CPU time of this JVM, ns; -1 where the JVM does not report it. */
-    static long jvmNs()
+    public static long jvmNs()
     {
         final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof com.sun.management.OperatingSystemMXBean)
@@ -38,7 +38,7 @@ final class ProcessCpu
     }
 
     /** @return CPU time of the postmaster {@code postmasterPid} and all its children, ns; -1 when /proc cannot tell. */
-    static long postgresNs(final long postmasterPid)
+    public static long postgresNs(final long postmasterPid)
     {
         final Path proc = Path.of("/proc");
         if (postmasterPid <= 0 || !Files.isDirectory(proc))
