@@ -88,8 +88,8 @@ public final class ServeCommand implements Callable<Integer>
         description = "Input ring slots, a power of two >= 2 x the largest batch (default: ${DEFAULT-VALUE}).")
     int ringSize;
 
-    @CommandLine.Option(names = "--wait-strategy", defaultValue = "backoff",
-        description = "backoff, sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
+    @CommandLine.Option(names = "--wait-strategy", defaultValue = "waking",
+        description = "waking, backoff, sleeping, blocking, yielding or busy_spin (default: ${DEFAULT-VALUE}; spinning needs a core per stage).")
     WaitStrategyName waitStrategy;
 
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period, 1..60000 (default: ${DEFAULT-VALUE}).")

@@ -1,6 +1,5 @@
 package dev.tally.gateway.pipeline;
 
-import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.command.Command;
@@ -13,7 +12,7 @@ import dev.tally.ledger.command.Command;
  * operation, so they are copied back into every slot of the batch at that point. The responder only
  * replies on a batch's last slot, after this handler's sequence has passed it.
  */
-final class BusinessHandler implements EventHandler<LedgerEvent>
+final class BusinessHandler extends HandingOffStage
 {
     private final Ledger ledger;
     private final RingBuffer<LedgerEvent> ring;
@@ -24,8 +23,9 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
 
     BusinessHandler(
         final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener,
-        final StageMeters meters)
+        final StageMeters meters, final StageHandoff handoff)
     {
+        super(handoff);
         this.ledger = ledger;
         this.ring = ring;
         this.health = health;
@@ -46,6 +46,7 @@ final class BusinessHandler implements EventHandler<LedgerEvent>
         if (endOfBatch)
         {
             meters.businessBatch(System.nanoTime() - batchStartNs);
+            handoff.release(sequence);
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.tally.gateway.pipeline;
 
-import com.lmax.disruptor.EventHandler;
 import dev.tally.journal.Journal;
 
 /**
@@ -10,7 +9,7 @@ import dev.tally.journal.Journal;
  * The business thread only sees a command after this handler's sequence has passed it, so nothing is
  * applied, and no reply leaves, before its command is in the journal.
  */
-final class JournalHandler implements EventHandler<LedgerEvent>
+final class JournalHandler extends HandingOffStage
 {
     private final Journal journal;
     private final PipelineHealth health;
@@ -19,8 +18,9 @@ final class JournalHandler implements EventHandler<LedgerEvent>
     private long oldestReceivedNs;
     private int batchCommands;
 
-    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters)
+    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters, final StageHandoff handoff)
     {
+        super(handoff);
         this.journal = journal;
         this.health = health;
         this.meters = meters;
@@ -77,6 +77,10 @@ final class JournalHandler implements EventHandler<LedgerEvent>
                 meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
                     oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
             }
+        }
+        if (endOfBatch)
+        {
+            handoff.release(sequence);   // journaled (forced, in sync mode): the business thread may go on
         }
     }
 }

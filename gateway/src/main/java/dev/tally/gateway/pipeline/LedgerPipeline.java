@@ -3,6 +3,7 @@ package dev.tally.gateway.pipeline;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 import dev.tally.journal.Journal;
@@ -68,8 +69,8 @@ public final class LedgerPipeline implements AutoCloseable
         this.health = health;
 
         // 1. The ring: multi-producer (every Netty I/O thread and the ticker publish), pre-allocated slots.
-        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI,
-            config.waitStrategy().create());
+        final WaitStrategy waitStrategy = config.waitStrategy().create();
+        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI, waitStrategy);
         ring = disruptor.getRingBuffer();
 
         // 2. Any exception escaping a stage halts writes instead of skipping the event.
@@ -77,10 +78,10 @@ public final class LedgerPipeline implements AutoCloseable
 
         // 3. journaler -> business thread -> responder, each gated on the one before; a request batch's
         //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
-        final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring));
+        final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring), StageHandoff.responder(waitStrategy));
         disruptor
-            .handleEventsWith(new JournalHandler(journal, health, meters))
-            .then(new BusinessHandler(ledger, ring, health, unitListener, meters))
+            .handleEventsWith(new JournalHandler(journal, health, meters, StageHandoff.journaler(waitStrategy)))
+            .then(new BusinessHandler(ledger, ring, health, unitListener, meters, StageHandoff.business(waitStrategy)))
             .then(wholeBatches);
         ring.addGatingSequences(wholeBatches.sequence());
 
@@ -113,7 +114,7 @@ public final class LedgerPipeline implements AutoCloseable
     {
         public static PipelineConfig defaults()
         {
-            return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.BACKOFF, 1_000);
+            return new PipelineConfig(RING_SIZE_DEFAULT, WaitStrategyName.WAKING, 1_000);
         }
 
         /** Checks the sizes and timings once, before anything starts; messages name the flags. */

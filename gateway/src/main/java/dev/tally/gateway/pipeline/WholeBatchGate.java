@@ -23,12 +23,20 @@ import dev.tally.ledger.command.Command;
 public final class WholeBatchGate implements EventHandler<LedgerEvent>
 {
     private final EventHandler<LedgerEvent> lastStage;
+    private final StageHandoff handoff;
     private final Sequence gate = new Sequence(Sequencer.INITIAL_CURSOR_VALUE);
 
     /** @param lastStage the stage after which a slot may be reused. */
     public WholeBatchGate(final EventHandler<LedgerEvent> lastStage)
     {
+        this(lastStage, StageHandoff.NONE);
+    }
+
+    /** @param handoff binds the stage's thread to the waking wait strategy, if the pipeline runs it. */
+    WholeBatchGate(final EventHandler<LedgerEvent> lastStage, final StageHandoff handoff)
+    {
         this.lastStage = lastStage;
+        this.handoff = handoff;
     }
 
     /** @return the sequence to add to the ring's gating sequences before anything is published. */
@@ -76,6 +84,7 @@ public final class WholeBatchGate implements EventHandler<LedgerEvent>
     @Override
     public void onStart()
     {
+        handoff.onStart();
         lastStage.onStart();
     }
 

@@ -8,8 +8,9 @@ import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.LedgerLimits;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,11 +47,13 @@ class FullRingOfLargeBatchesIT
     @TempDir
     Path dataDir;
 
-    @Test
-    void shouldAnswerEveryLargeBatchWithoutHaltingWhileTheRingIsFull() throws Exception
+    /** Both parking strategies: {@code WAKING} releases each stage's progress early, inside its last event of a batch. */
+    @ParameterizedTest
+    @EnumSource(value = WaitStrategyName.class, names = {"WAKING", "BACKOFF"})
+    void shouldAnswerEveryLargeBatchWithoutHaltingWhileTheRingIsFull(final WaitStrategyName waitStrategy) throws Exception
     {
         final LedgerPipeline.PipelineConfig smallestRingFastTicks =
-            new LedgerPipeline.PipelineConfig(Integer.highestOneBit(2 * BATCH - 1) << 1, WaitStrategyName.BACKOFF, 1);
+            new LedgerPipeline.PipelineConfig(Integer.highestOneBit(2 * BATCH - 1) << 1, waitStrategy, 1);
         final int accounts = BATCH_SENDERS * ROUNDS * BATCH + 1;
         final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
             LedgerConfig.small().withCapacity(accounts, accounts, accounts, 1_000, 1_000), smallestRingFastTicks, HttpLimits.defaults());

@@ -119,8 +119,8 @@ final class CompareCommand implements Callable<Integer>
     @CommandLine.Option(names = "--tally-io-threads", defaultValue = "1", description = "Tally: Netty I/O threads (default: ${DEFAULT-VALUE}).")
     int tallyIoThreads;
 
-    @CommandLine.Option(names = "--tally-wait-strategy", defaultValue = "backoff",
-        description = "Tally: the pipeline's wait strategy, backoff (Tally's default), sleeping, blocking, yielding or busy_spin " +
+    @CommandLine.Option(names = "--tally-wait-strategy", defaultValue = "waking",
+        description = "Tally: the pipeline's wait strategy, waking (Tally's default), backoff, sleeping, blocking, yielding or busy_spin " +
             "(default: ${DEFAULT-VALUE}).")
     String tallyWaitStrategy;
 

@@ -1,0 +1,131 @@
+package dev.tally.gateway.pipeline;
+
+import com.lmax.disruptor.AlertException;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.SequenceBarrier;
+import com.lmax.disruptor.WaitStrategy;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Spin briefly, then park until the one thread that makes this stage's input available wakes it: the
+ * publishers wake the journaler (the ring calls {@link #signalAllWhenBlocking()} on every publish), the
+ * journaler wakes the business thread once its batch is forced, the business thread wakes the responder
+ * ({@link StageHandoff}). A timed park ({@code parkMaxNs}) is the safety net, and how a stage notices a halt
+ * or a shutdown.
+ *
+ * <p>Why, against {@link BackoffWaitStrategy}: there a stage waiting through a journaler {@code fdatasync}
+ * wakes on its own timer, several times for nothing or up to a park (≥ 50 µs of timer slack) late, once per
+ * stage, on every group commit's critical path. Here it sleeps once and wakes when its input is there, and
+ * nobody else is woken: an earlier experiment that woke every parked stage on every publish cost the
+ * Netty I/O thread ~2–3 µs per request and gained nothing (docs/BENCHMARKS.md).
+ *
+ * <p>No lost wake-up: a waiter announces itself (volatile write), then re-reads the sequence it waits for;
+ * a waker writes that sequence first (volatile), then reads the announcement.
+ */
+public final class WakingWaitStrategy implements WaitStrategy
+{
+    private static final int SPINS = 100;
+
+    private final long parkMaxNs;
+    private final ThreadLocal<StageWaker> wakerOfThread = new ThreadLocal<>();
+    private final StageWaker journaler = new StageWaker();
+    private final StageWaker business = new StageWaker();
+    private final StageWaker responder = new StageWaker();
+
+    /** @param parkMaxNs the longest park without a wake-up: bounds how late a stage sees a halt or a shutdown. */
+    public WakingWaitStrategy(final long parkMaxNs)
+    {
+        this.parkMaxNs = parkMaxNs;
+    }
+
+    @Override
+    public long waitFor(final long sequence, final Sequence cursor, final Sequence dependentSequence, final SequenceBarrier barrier)
+        throws AlertException
+    {
+        long available;
+        int spins = 0;
+        while ((available = dependentSequence.get()) < sequence)
+        {
+            barrier.checkAlert();
+            if (spins < SPINS)
+            {
+                spins++;
+                Thread.onSpinWait();
+                continue;
+            }
+            final StageWaker waker = wakerOfThread.get();
+            if (waker == null)
+            {
+                LockSupport.parkNanos(this, parkMaxNs);   // a thread no stage bound: nobody wakes it early
+                continue;
+            }
+            waker.announce();
+            try
+            {
+                if ((available = dependentSequence.get()) >= sequence)
+                {
+                    break;
+                }
+                LockSupport.parkNanos(this, parkMaxNs);
+            }
+            finally
+            {
+                waker.withdraw();
+            }
+        }
+        return available;
+    }
+
+    /** A publish: the journaler is the only stage waiting on the ring's cursor. */
+    @Override
+    public void signalAllWhenBlocking()
+    {
+        journaler.wake();
+    }
+
+    StageWaker journaler()
+    {
+        return journaler;
+    }
+
+    StageWaker business()
+    {
+        return business;
+    }
+
+    StageWaker responder()
+    {
+        return responder;
+    }
+
+    /** Makes the calling thread the one {@code waker} wakes (a stage's {@code onStart}). */
+    void bind(final StageWaker waker)
+    {
+        wakerOfThread.set(waker);
+    }
+
+    /** The thread of one stage, while it is parked in {@link #waitFor}. */
+    static final class StageWaker
+    {
+        private volatile Thread parked;
+
+        void announce()
+        {
+            parked = Thread.currentThread();
+        }
+
+        void withdraw()
+        {
+            parked = null;
+        }
+
+        void wake()
+        {
+            final Thread thread = parked;
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+            }
+        }
+    }
+}
