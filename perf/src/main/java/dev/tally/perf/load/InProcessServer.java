@@ -8,6 +8,7 @@ import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.snapshotter.SnapshotConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +30,14 @@ import java.util.stream.Stream;
  */
 public final class InProcessServer implements AutoCloseable
 {
+    /**
+     * Snapshots out of the measured windows, as the peer's PostgreSQL gets no checkpoint inside one
+     * ({@code max_wal_size}, {@code checkpoint_timeout}): a snapshot copies the state on the business thread,
+     * 0.6–2 s with the 3–6 million keys a {@code batch} run keeps, which is measured on its own
+     * (docs/BENCHMARKS.md, "Snapshots inside a load run"). Written at stop: no.
+     */
+    public static final SnapshotConfig SNAPSHOTS = new SnapshotConfig(true, 1_000_000_000L, 60 * 60 * 1000L, 3, false);
+
     private final TallyServer server;
     private final Path dataDir;
     private final boolean deleteOnClose;
@@ -91,7 +100,7 @@ public final class InProcessServer implements AutoCloseable
                 ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
                 new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
                 HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel());
-            this.server = new TallyServer(config);
+            this.server = new TallyServer(config, SNAPSHOTS);
         }
         catch (final Exception ex)
         {
@@ -159,7 +168,8 @@ public final class InProcessServer implements AutoCloseable
     {
         return String.format(Locale.ROOT,
             "in-process TallyServer: durability %s, wait strategy %s, %d I/O thread(s), ring %,d, tick %d ms, retention %,d ms, " +
-                "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s",
+                "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s, snapshots every 1,000,000,000 commands or 60 min " +
+                "(none inside a run)",
             settings.durability().name().toLowerCase(Locale.ROOT), settings.waitStrategy().name().toLowerCase(Locale.ROOT),
             settings.ioThreads(), settings.ringSize(), settings.tickIntervalMs(), settings.retentionMs(), settings.accountsMax(),
             settings.keysMax(), settings.readModel() ? "on (embedded, the peer's server settings, writer running)" : "off");
