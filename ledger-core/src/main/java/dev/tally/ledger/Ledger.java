@@ -634,6 +634,23 @@ public final class Ledger
     }
 
     /**
+     * Grows the image's sections for the state as it is now, so that the next {@link #copyTo} on the business
+     * thread copies without allocating: for millions of keys and transfers the allocation, not the copy, is
+     * most of the pause (docs/BENCHMARKS.md, "Snapshots inside a load run"). Meant for the snapshotter's thread
+     * before it asks for a snapshot, while no copy into {@code image} is under way: it reads the tables'
+     * sizes without synchronisation — an estimate, which the sections' margin covers; a copy that still needs
+     * more grows the section itself — and writes nothing but the image.
+     */
+    public void reserveImage(final StateImage image)
+    {
+        accounts.reserveImage(image);
+        image.keys().reserve(keys.imageLength());
+        image.references().reserve(references.imageLength());
+        transfers.reserveImage(image);
+        image.holds().reserve(holds.imageLength());
+    }
+
+    /**
      * Builds a ledger from a snapshot image: the same state, hash and future behaviour as the ledger it was
      * copied from (ids, expiries, idempotent replays), ready to apply the command after
      * {@link StateImage#lastJournalIndex()}.

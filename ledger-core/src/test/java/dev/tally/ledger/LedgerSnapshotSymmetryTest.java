@@ -129,6 +129,45 @@ class LedgerSnapshotSymmetryTest
     }
 
     @Test
+    void shouldCopyWithoutAllocatingIntoAnImageReservedAheadForTheStateNow()
+    {
+        final Commands commands = new Commands();
+        final Ledger ledger = new Ledger(CONFIG);
+        ledger.apply(commands.createFundingAccount("funding", 1));
+        final StateImage image = new StateImage();
+        ledger.copyTo(image);   // sized for a ledger of one account
+        for (int i = 0; i < 40; i++)
+        {
+            ledger.apply(commands.createAccount("account-" + i, 10 + i));
+            ledger.apply(commands.transfer("transfer-" + i, 1, 10 + i, 500, "ref-" + i));
+            ledger.apply(commands.hold("hold-" + i, 10 + i, 100, 60_000));
+        }
+
+        ledger.reserveImage(image);   // the snapshotter's thread, before it asks for the snapshot
+        final Object[] reserved = sectionArrays(image);
+        ledger.copyTo(image);         // the business thread
+
+        final Object[] copied = sectionArrays(image);
+        for (int i = 0; i < reserved.length; i++)
+        {
+            org.junit.jupiter.api.Assertions.assertTrue(reserved[i] == copied[i], "section " + i + " was reallocated by the copy");
+        }
+        assertEquals(ledger.stateHash(), image.stateHash());
+        final StateImage fresh = new StateImage();
+        ledger.copyTo(fresh);
+        assertEquals(fresh.stateHash(), image.stateHash());
+        final Ledger restored = Ledger.restore(CONFIG, image);
+        assertEquals(ledger.stateHash(), restored.stateHash());
+    }
+
+    private static Object[] sectionArrays(final StateImage image)
+    {
+        return new Object[] {image.accountRecords().values(), image.subBalancePairs().values(), image.keys().values(),
+            image.references().values(), image.transfers().values(), image.transferReferenceLos().values(),
+            image.transferReferenceText().values(), image.holds().values()};
+    }
+
+    @Test
     void shouldRefuseToRestoreIntoAnotherConfiguration()
     {
         final StateImage image = new StateImage();

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * The business thread pays only for the copy (memory bandwidth: ~0.35 GB, ~28 ms, for a million accounts,
  * keys and transfers, see docs/SNAPSHOTS.md); everything slow happens here. A SNAPSHOT command that arrives
  * while the previous image is still being written is let through without a copy (it changed nothing).
- * The image is one reused {@link StateImage}: the only allocation on the business thread is when the
- * state has outgrown it since the last snapshot.
+ * The image is one reused {@link StateImage}, grown here for the state of the moment just before this agent
+ * asks for a snapshot ({@link Ledger#reserveImage}), so that the business thread's copy does not allocate
+ * (it still would if the state outgrew the margin between the request and the command's turn).
  *
  * <p>This agent also decides when the next snapshot is due (every {@link SnapshotConfig#everyCommands()}
  * journaled commands, or {@link SnapshotConfig#intervalMs()} after the last one when anything but ticks
@@ -56,8 +57,15 @@ public final class Snapshotter implements Agent, AutoCloseable
     private final AtomicLong changedIndex = new AtomicLong();
     private final AtomicLong writtenIndex = new AtomicLong();
     private final AtomicLong skippedCount = new AtomicLong();
-    /** SNAPSHOT commands the business thread has seen: tells this agent its request arrived. */
+    /**
+     * SNAPSHOT commands the business thread is done with (copied or let through): tells this agent its request
+     * arrived, and, equal to {@link #publishedCount}, that no copy into the image is under way or on its way.
+     */
     private final AtomicLong seenCount = new AtomicLong();
+    /** SNAPSHOT commands this agent published (only it publishes them). */
+    private long publishedCount;
+    /** The live ledger, for sizing the image ahead of a request; null until {@link #prepare}. */
+    private Ledger ledger;
     // Figures of the last write for /metrics. Written only by whichever thread writes a snapshot (the agent,
     // or the closing thread once the agent has stopped), read by scrapes: the business thread never touches
     // them, so its path stays one copy and a few ordered stores.
@@ -123,6 +131,7 @@ public final class Snapshotter implements Agent, AutoCloseable
     {
         appliedIndex.set(startingLedger.lastJournalIndex());
         changedIndex.set(startingLedger.lastJournalIndex());
+        ledger = startingLedger;
         if (!imageReady.get() && !startingLedger.isInsideBatch())
         {
             startingLedger.copyTo(image);
@@ -150,16 +159,17 @@ public final class Snapshotter implements Agent, AutoCloseable
             }
             return;
         }
-        seenCount.lazySet(seenCount.get() + 1);
         if (imageReady.get())
         {
             skippedCount.incrementAndGet();
+            seenCount.lazySet(seenCount.get() + 1);
             return;
         }
         final long startNs = System.nanoTime();
         ledger.copyTo(image);
         copyNs = System.nanoTime() - startNs;
         imageReady.set(true);
+        seenCount.lazySet(seenCount.get() + 1);   // after the copy: see reserveWhenIdle
     }
 
     @Override
@@ -233,15 +243,40 @@ public final class Snapshotter implements Agent, AutoCloseable
         final boolean changedSince = changedIndex.get() > writtenIndex.get();
         final boolean due = requested || journaledSince >= config.everyCommands() ||
             (changedSince && nowNs - lastRequestNs >= config.intervalMs() * 1_000_000L);
-        if (!due || !trigger.publishSnapshotCommand())
+        if (!due)
         {
             return 0;
         }
+        reserveWhenIdle();
+        if (!trigger.publishSnapshotCommand())
+        {
+            return 0;
+        }
+        publishedCount++;
         requested = false;
         awaitingCommand = true;
         seenAtRequest = seenCount.get();
         lastRequestNs = nowNs;
         return 1;
+    }
+
+    /**
+     * Grows the image for the ledger's state now, here rather than in the business thread's copy, when no copy
+     * can touch the image: every SNAPSHOT command published has been dealt with (the business thread counts it
+     * after its copy) and the last image is written (this thread is not in {@link #doWork}'s write).
+     */
+    private void reserveWhenIdle()
+    {
+        if (ledger != null && seenCount.get() == publishedCount && !imageReady.get())
+        {
+            ledger.reserveImage(image);
+        }
+    }
+
+    /** @return the reused image (tests). */
+    StateImage image()
+    {
+        return image;
     }
 
     /** @return true when no image is waiting to be written: a SNAPSHOT command now would be taken. */

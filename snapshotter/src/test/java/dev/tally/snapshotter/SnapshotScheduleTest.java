@@ -1,8 +1,10 @@
 package dev.tally.snapshotter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import java.nio.file.Path;
@@ -73,6 +75,48 @@ class SnapshotScheduleTest
         snapshotter.doWork();
 
         assertEquals(1, published.get(), "990 commands since the snapshot it started from are in no snapshot yet");
+    }
+
+    @Test
+    void shouldGrowTheImageBeforeAskingForASnapshotSoThatTheBusinessThreadsCopyDoesNotAllocate() throws Exception
+    {
+        final Ledger live = new Ledger(Workload.CONFIG);
+        final Snapshotter snapshotter = scheduledEveryMillisecond();
+        snapshotter.prepare(live);   // the image sized for an empty ledger
+        final Workload workload = new Workload(7, 0);
+        for (int unit = 0; unit < 400; unit++)
+        {
+            for (final Command command : workload.nextUnit())
+            {
+                command.journalIndex = ++journalIndex;
+                command.timestampNs = workload.clockNs();
+                live.apply(command);
+                workload.stamped(command);
+            }
+        }
+        applied(snapshotter, CommandType.TRANSFER, 1);
+        Thread.sleep(5 * INTERVAL_MS);
+
+        snapshotter.doWork();   // the snapshotter's thread: due, so it sizes the image, then asks
+        assertEquals(1, published.get());
+        final StateImage image = snapshotter.image();
+        final Object[] reserved = {image.accountRecords().values(), image.keys().values(), image.transfers().values(),
+            image.transferReferenceText().values(), image.holds().values()};
+        final Command snapshot = new Command();
+        snapshot.type = CommandType.SNAPSHOT;
+        snapshot.journalIndex = ++journalIndex;
+        snapshot.timestampNs = workload.clockNs();
+        live.apply(snapshot);
+        snapshotter.onCommand(live, snapshot);   // the business thread: the copy
+
+        final Object[] copied = {image.accountRecords().values(), image.keys().values(), image.transfers().values(),
+            image.transferReferenceText().values(), image.holds().values()};
+        for (int i = 0; i < reserved.length; i++)
+        {
+            assertTrue(reserved[i] == copied[i], "section " + i + " reallocated on the business thread");
+        }
+        assertTrue(image.keys().length() > 0 && image.transfers().length() > 0, "the workload left keys and transfers to copy");
+        assertEquals(live.stateHash(), image.stateHash());
     }
 
     private Snapshotter scheduledEveryMillisecond() throws Exception

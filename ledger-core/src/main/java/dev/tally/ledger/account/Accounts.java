@@ -568,6 +568,13 @@ public final class Accounts
     // Snapshots: copy the live records and pairs out, and back into a fresh table.
     // ---------------------------------------------------------------------------------------------
 
+    /** Grows the image's sections for the accounts there are now (see {@link dev.tally.ledger.Ledger#reserveImage}). */
+    public void reserveImage(final StateImage image)
+    {
+        image.accountRecords().reserve(accountCount * RECORD_LONGS);
+        image.subBalancePairs().reserve(2 * subBalanceCount);
+    }
+
     /** Copies every account record and sub-balance pair into the image: two array copies. */
     public void copyTo(final StateImage image)
     {

@@ -385,6 +385,11 @@ public final class HoldTable
      * Copies every live hold, in slot order, into {@code image}: one pass over the slot statuses (a byte
      * per slot) and {@link #IMAGE_STRIDE} longs per live hold.
      */
+    public int imageLength()
+    {
+        return liveCount * IMAGE_STRIDE;
+    }
+
     public void copyTo(final LongSection image)
     {
         final int length = liveCount * IMAGE_STRIDE;

@@ -210,6 +210,11 @@ public final class IdempotencyTable
     }
 
     /** Copies every stored key and result, oldest first, into {@code image}: at most two array copies. */
+    public int imageLength()
+    {
+        return size() * STRIDE;
+    }
+
     public void copyTo(final LongSection image)
     {
         RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(size() * STRIDE));

@@ -18,6 +18,15 @@ public final class ByteSection
         return length;
     }
 
+    /** As {@link LongSection#reserve}: grows the array ahead of a copy of about {@code expectedLength} bytes. */
+    public void reserve(final int expectedLength)
+    {
+        if (values.length < ImageCapacity.withMargin(expectedLength))
+        {
+            values = new byte[ImageCapacity.withHeadroom(expectedLength)];
+        }
+    }
+
     /** Sets the length, growing the array when it is too small (content is not kept). @return the array. */
     public byte[] resize(final int newLength)
     {

@@ -24,6 +24,18 @@ public final class LongSection
     }
 
     /**
+     * Grows the array ahead of a copy of about {@code expectedLength} values (content is not kept), so that
+     * the copy itself does not allocate: called off the business thread, while no copy is under way.
+     */
+    public void reserve(final int expectedLength)
+    {
+        if (values.length < ImageCapacity.withMargin(expectedLength))
+        {
+            values = new long[ImageCapacity.withHeadroom(expectedLength)];
+        }
+    }
+
+    /**
      * Sets the length to {@code newLength}, growing the array when it is too small (content is not kept).
      *
      * @return the backing array, at least {@code newLength} long.

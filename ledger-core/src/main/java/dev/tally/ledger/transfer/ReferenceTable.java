@@ -126,6 +126,11 @@ public final class ReferenceTable
     }
 
     /** Copies every reference, oldest first, into {@code image}: at most two array copies. */
+    public int imageLength()
+    {
+        return size() * STRIDE;
+    }
+
     public void copyTo(final LongSection image)
     {
         RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(size() * STRIDE));

@@ -286,6 +286,15 @@ public final class TransferTable
         }
     }
 
+    /** Grows the image's sections for the transfers kept now (see {@link dev.tally.ledger.Ledger#reserveImage}). */
+    public void reserveImage(final StateImage image)
+    {
+        final int size = size();
+        image.transfers().reserve(size * STRIDE);
+        image.transferReferenceLos().reserve(size);
+        image.transferReferenceText().reserve(size * LedgerLimits.REFERENCE_LENGTH_MAX);
+    }
+
     /** Copies every transfer kept, oldest first, into the image: its fields, reference digests and texts. */
     public void copyTo(final StateImage image)
     {
