@@ -9,7 +9,6 @@ import dev.tally.persistence.read.LedgerReads;
 import dev.tally.snapshotter.JournalPruner;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
-import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
 import dev.tally.snapshotter.SnapshotFormat;
 import java.io.IOException;
@@ -33,9 +32,8 @@ public final class SnapshotCommand implements Callable<Integer>
     @CommandLine.Option(names = "--data-dir", defaultValue = "data", description = "Folder holding the journal (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,
-        description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
-    int retainCount;
+    @CommandLine.Mixin
+    SnapshotRetention retention = new SnapshotRetention();
 
     @CommandLine.Option(names = "--db-url",
         description = "JDBC URL of the read model, for --prune-journal's check (absent: the embedded one under the data folder, if any).")
@@ -52,7 +50,7 @@ public final class SnapshotCommand implements Callable<Integer>
     public Integer call() throws IOException
     {
         final long startNs = System.nanoTime();
-        final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retainCount);
+        final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retention.retainCount);
         final Path journalDir = dataDir.resolve("journal");
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(journalDir))

@@ -14,9 +14,8 @@ public final class SnapshotOptions
         description = "... or this long after the last one, when anything but ticks was journaled since (default: ${DEFAULT-VALUE}).")
     long intervalMs;
 
-    @CommandLine.Option(names = "--snapshots-retained", defaultValue = "" + SnapshotConfig.RETAIN_COUNT_DEFAULT,
-        description = "Snapshots kept on disk, newest first (default: ${DEFAULT-VALUE}).")
-    int retainCount;
+    @CommandLine.Mixin
+    SnapshotRetention retention = new SnapshotRetention();
 
     @CommandLine.Option(names = "--no-snapshot-at-stop",
         description = "A graceful stop (SIGTERM) writes no last snapshot; the next start replays the journal after the newest one.")
@@ -28,6 +27,6 @@ public final class SnapshotOptions
     /** @return the validated snapshot configuration. */
     public SnapshotConfig toConfig()
     {
-        return new SnapshotConfig(!disabled, everyCommands, intervalMs, retainCount, !noSnapshotAtStop);
+        return new SnapshotConfig(!disabled, everyCommands, intervalMs, retention.retainCount, !noSnapshotAtStop);
     }
 }

@@ -1,6 +1,7 @@
 package dev.tally.gateway.pipeline;
 
 import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.WaitStrategy;
 
 /**
  * A stage's side of {@link WakingWaitStrategy}: binds the stage's thread to its waker at start, and at the
@@ -23,22 +24,30 @@ final class StageHandoff
         this.next = next;
     }
 
-    static StageHandoff journaler(final com.lmax.disruptor.WaitStrategy strategy)
+    static StageHandoff journaler(final WaitStrategy strategy)
     {
-        return strategy instanceof WakingWaitStrategy ? new StageHandoff((WakingWaitStrategy)strategy,
-            ((WakingWaitStrategy)strategy).journaler(), ((WakingWaitStrategy)strategy).business()) : NONE;
+        return of(strategy, WakingWaitStrategy.JOURNALER);
     }
 
-    static StageHandoff business(final com.lmax.disruptor.WaitStrategy strategy)
+    static StageHandoff business(final WaitStrategy strategy)
     {
-        return strategy instanceof WakingWaitStrategy ? new StageHandoff((WakingWaitStrategy)strategy,
-            ((WakingWaitStrategy)strategy).business(), ((WakingWaitStrategy)strategy).responder()) : NONE;
+        return of(strategy, WakingWaitStrategy.BUSINESS);
     }
 
-    static StageHandoff responder(final com.lmax.disruptor.WaitStrategy strategy)
+    static StageHandoff responder(final WaitStrategy strategy)
     {
-        return strategy instanceof WakingWaitStrategy ? new StageHandoff((WakingWaitStrategy)strategy,
-            ((WakingWaitStrategy)strategy).responder(), null) : NONE;
+        return of(strategy, WakingWaitStrategy.RESPONDER);
+    }
+
+    /** @return the hand-off of {@code stage}: it wakes the stage after it, if any; {@link #NONE} under another strategy. */
+    private static StageHandoff of(final WaitStrategy strategy, final int stage)
+    {
+        if (!(strategy instanceof WakingWaitStrategy))
+        {
+            return NONE;
+        }
+        final WakingWaitStrategy waking = (WakingWaitStrategy)strategy;
+        return new StageHandoff(waking, waking.stage(stage), stage + 1 < WakingWaitStrategy.STAGES ? waking.stage(stage + 1) : null);
     }
 
     /** From the stage's {@code onStart}, on its own thread. */

@@ -24,13 +24,17 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class WakingWaitStrategy implements WaitStrategy
 {
+    /** The stages in pipeline order; each one's input comes from the one before (the journaler's from the ring). */
+    static final int JOURNALER = 0;
+    static final int BUSINESS = 1;
+    static final int RESPONDER = 2;
+    static final int STAGES = 3;
+
     private static final int SPINS = 100;
 
     private final long parkMaxNs;
     private final ThreadLocal<StageWaker> wakerOfThread = new ThreadLocal<>();
-    private final StageWaker journaler = new StageWaker();
-    private final StageWaker business = new StageWaker();
-    private final StageWaker responder = new StageWaker();
+    private final StageWaker[] stages = {new StageWaker(), new StageWaker(), new StageWaker()};
 
     /** @param parkMaxNs the longest park without a wake-up: bounds how late a stage sees a halt or a shutdown. */
     public WakingWaitStrategy(final long parkMaxNs)
@@ -80,22 +84,13 @@ public final class WakingWaitStrategy implements WaitStrategy
     @Override
     public void signalAllWhenBlocking()
     {
-        journaler.wake();
+        stages[JOURNALER].wake();
     }
 
-    StageWaker journaler()
+    /** @return the waker of {@code stage} ({@link #JOURNALER}, {@link #BUSINESS} or {@link #RESPONDER}). */
+    StageWaker stage(final int stage)
     {
-        return journaler;
-    }
-
-    StageWaker business()
-    {
-        return business;
-    }
-
-    StageWaker responder()
-    {
-        return responder;
+        return stages[stage];
     }
 
     /** Makes the calling thread the one {@code waker} wakes (a stage's {@code onStart}). */

@@ -75,7 +75,7 @@ class WakingWaitStrategyTest
         final StageHandoff business = StageHandoff.business(strategy);
         journaler.progress(journaled);
         business.progress(applied);
-        final WakingWaitStrategy.StageWaker journalerWaker = strategy.journaler();
+        final WakingWaitStrategy.StageWaker journalerWaker = strategy.stage(WakingWaitStrategy.JOURNALER);
         final long startNs = System.nanoTime();
         final CompletableFuture<Void> businessThread = CompletableFuture.runAsync(() ->
         {

@@ -381,18 +381,19 @@ public final class HoldTable
             .add(status).value();
     }
 
-    /**
-     * Copies every live hold, in slot order, into {@code image}: one pass over the slot statuses (a byte
-     * per slot) and {@link #IMAGE_STRIDE} longs per live hold.
-     */
+    /** @return the longs {@link #copyTo} fills: what {@link dev.tally.ledger.Ledger#reserveImage} sizes the image for. */
     public int imageLength()
     {
         return liveCount * IMAGE_STRIDE;
     }
 
+    /**
+     * Copies every live hold, in slot order, into {@code image}: one pass over the slot statuses (a byte
+     * per slot) and {@link #IMAGE_STRIDE} longs per live hold.
+     */
     public void copyTo(final LongSection image)
     {
-        final int length = liveCount * IMAGE_STRIDE;
+        final int length = imageLength();
         final long[] v = image.resize(length);
         int offset = 0;
         for (int slot = 0; slot < capacity && offset < length; slot++)

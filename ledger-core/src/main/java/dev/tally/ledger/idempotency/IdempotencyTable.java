@@ -209,15 +209,16 @@ public final class IdempotencyTable
         RingCopy.digest(image, STRIDE, digest);
     }
 
-    /** Copies every stored key and result, oldest first, into {@code image}: at most two array copies. */
+    /** @return the longs {@link #copyTo} fills: what {@link dev.tally.ledger.Ledger#reserveImage} sizes the image for. */
     public int imageLength()
     {
         return size() * STRIDE;
     }
 
+    /** Copies every stored key and result, oldest first, into {@code image}: at most two array copies. */
     public void copyTo(final LongSection image)
     {
-        RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(size() * STRIDE));
+        RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(imageLength()));
     }
 
     /**

@@ -168,11 +168,11 @@ public final class InProcessServer implements AutoCloseable
     {
         return String.format(Locale.ROOT,
             "in-process TallyServer: durability %s, wait strategy %s, %d I/O thread(s), ring %,d, tick %d ms, retention %,d ms, " +
-                "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s, snapshots every 1,000,000,000 commands or 60 min " +
-                "(none inside a run)",
+                "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s, snapshots every %,d commands or %d min (none inside a run)",
             settings.durability().name().toLowerCase(Locale.ROOT), settings.waitStrategy().name().toLowerCase(Locale.ROOT),
             settings.ioThreads(), settings.ringSize(), settings.tickIntervalMs(), settings.retentionMs(), settings.accountsMax(),
-            settings.keysMax(), settings.readModel() ? "on (embedded, the peer's server settings, writer running)" : "off");
+            settings.keysMax(), settings.readModel() ? "on (embedded, the peer's server settings, writer running)" : "off",
+            SNAPSHOTS.everyCommands(), SNAPSHOTS.intervalMs() / 60_000);
     }
 
     /** @return the data folder. */
