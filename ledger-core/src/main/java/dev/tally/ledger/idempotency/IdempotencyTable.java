@@ -11,8 +11,8 @@ import dev.tally.ledger.result.ResultCode;
  * (tenant, idempotency key) → request fingerprint + stored result, for keys inside their retention
  * window of journaled time.
  *
- * <p>Keys arrive in time order, so they live in a ring in insertion order and expire from its head;
- * a {@link Digest128Index} finds a key's ring position. The key digest already covers the tenant (the
+ * <p>Keys arrive in time order, so they live in a {@link DigestRing} in insertion order and expire from its
+ * head; its {@link Digest128Index} finds a key's ring position. The key digest already covers the tenant (the
  * gateway hashes tenant and key together), so scoping costs nothing here.
  *
  * <p>One ring entry is 12 {@code long}s (96 bytes): key digest (2), fingerprint (2), the result's origin
@@ -22,8 +22,7 @@ import dev.tally.ledger.result.ResultCode;
 public final class IdempotencyTable
 {
     private static final int STRIDE = 12;
-    private static final int KEY_HI = 0;
-    private static final int KEY_LO = 1;
+    // fields 0 and 1: the key digest, where DigestRing keeps it
     private static final int FP_HI = 2;
     private static final int FP_LO = 3;
     private static final int ORIGIN_INDEX = 4;
@@ -35,28 +34,21 @@ public final class IdempotencyTable
     private static final int PACKED = 10;
     private static final int EXTRA_TIME = 11;
 
+    private final DigestRing keys;
+    /** {@link #keys}' records, read and written in place. */
     private final long[] ring;
-    private final int capacity;
-    private final Digest128Index index;
-    /** Items ever added and ever removed from the head: their difference is the size. */
-    private long head;
-    private long tail;
-    /** Ring positions of {@link #head} and {@link #tail}, kept alongside so that no step divides. */
-    private int headPosition;
-    private int tailPosition;
 
     /** @param capacity the most keys kept at once. */
     public IdempotencyTable(final int capacity)
     {
-        this.capacity = capacity;
-        ring = new long[capacity * STRIDE];
-        index = new Digest128Index(capacity, ring, 0, STRIDE, KEY_HI, KEY_LO);
+        keys = new DigestRing(capacity, STRIDE, ORIGIN_TIME);
+        ring = keys.ring();
     }
 
     /** @return the key's position for the accessors below, or -1 when the key is not stored. */
     public int find(final long keyHi, final long keyLo)
     {
-        return index.get(keyHi, keyLo);
+        return keys.find(keyHi, keyLo);
     }
 
     /**
@@ -66,7 +58,7 @@ public final class IdempotencyTable
      */
     public long preload(final long keyHi, final long keyLo)
     {
-        final int position = index.hint(keyHi, keyLo);
+        final int position = keys.hint(keyHi, keyLo);
         return position < 0 ? 0 : ring[position * STRIDE + FP_LO];
     }
 
@@ -98,7 +90,7 @@ public final class IdempotencyTable
     /** @return true when one more key fits. */
     public boolean hasRoom()
     {
-        return tail - head < capacity;
+        return keys.hasRoom();
     }
 
     /**
@@ -108,19 +100,11 @@ public final class IdempotencyTable
      */
     public int add(final long keyHi, final long keyLo, final long fingerprintHi, final long fingerprintLo, final Result result)
     {
-        final int position = tailPosition;
+        final int position = keys.append(keyHi, keyLo);
         final int offset = position * STRIDE;
-        ring[offset + KEY_HI] = keyHi;
-        ring[offset + KEY_LO] = keyLo;
         ring[offset + FP_HI] = fingerprintHi;
         ring[offset + FP_LO] = fingerprintLo;
         write(position, result);
-        if (!index.put(keyHi, keyLo, position))
-        {
-            throw new IllegalStateException("idempotency index full while ring had room");
-        }
-        tail++;
-        tailPosition = next(position);
         return position;
     }
 
@@ -142,11 +126,7 @@ public final class IdempotencyTable
     /** Removes the newest key (atomic batch rollback only). */
     public void removeNewest()
     {
-        tail--;
-        tailPosition = previous(tailPosition);
-        final int position = tailPosition;
-        final int offset = position * STRIDE;
-        index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO], position);
+        keys.removeNewest();
     }
 
     /**
@@ -156,51 +136,25 @@ public final class IdempotencyTable
      */
     public int expire(final long cutoffNs, final int max)
     {
-        int expired = 0;
-        while (expired < max && head < tail)
-        {
-            final int position = headPosition;
-            final int offset = position * STRIDE;
-            if (ring[offset + ORIGIN_TIME] > cutoffNs)
-            {
-                break;
-            }
-            index.remove(ring[offset + KEY_HI], ring[offset + KEY_LO], position);
-            head++;
-            headPosition = next(position);
-            expired++;
-        }
-        return expired;
-    }
-
-    /** @return the ring position after {@code position}. */
-    private int next(final int position)
-    {
-        return position + 1 == capacity ? 0 : position + 1;
-    }
-
-    /** @return the ring position before {@code position}. */
-    private int previous(final int position)
-    {
-        return position == 0 ? capacity - 1 : position - 1;
+        return keys.expire(cutoffNs, max);
     }
 
     /** @return keys stored now. */
     public int size()
     {
-        return (int)(tail - head);
+        return keys.size();
     }
 
     /** @return the most keys stored at once. */
     public int capacity()
     {
-        return capacity;
+        return keys.capacity();
     }
 
     /** Folds every stored key, oldest first, into the digest. */
     public void digest(final StateDigest digest)
     {
-        digest.addRing(ring, STRIDE, headPosition, size(), capacity);
+        keys.digest(digest);
     }
 
     /** Folds an image's keys exactly as {@link #digest} folds the table they were copied from. */
@@ -209,16 +163,16 @@ public final class IdempotencyTable
         RingCopy.digest(image, STRIDE, digest);
     }
 
-    /** @return the longs {@link #copyTo} fills: what {@link dev.tally.ledger.Ledger#reserveImage} sizes the image for. */
+    /** @return the longs {@link #copyTo} fills. */
     public int imageLength()
     {
-        return size() * STRIDE;
+        return keys.imageLength();
     }
 
     /** Copies every stored key and result, oldest first, into {@code image}: at most two array copies. */
     public void copyTo(final LongSection image)
     {
-        RingCopy.copyOut(ring, STRIDE, headPosition, size(), capacity, image.resize(imageLength()));
+        keys.copyTo(image);
     }
 
     /**
@@ -228,32 +182,6 @@ public final class IdempotencyTable
      */
     public void restoreFrom(final LongSection image)
     {
-        if (tail != head)
-        {
-            throw new IllegalStateException("restore needs an empty idempotency table");
-        }
-        final int size = RingCopy.copyIn("idempotency", image, ring, STRIDE, capacity);
-        index.rebuild(size);
-        head = 0;
-        tail = size;
-        headPosition = 0;
-        tailPosition = size == capacity ? 0 : size;
-    }
-
-    /** Visits every stored key, oldest first (snapshots). */
-    public void forEach(final EntryVisitor visitor)
-    {
-        for (long seq = head; seq < tail; seq++)
-        {
-            final int offset = (int)(seq % capacity) * STRIDE;
-            visitor.visit(ring, offset);
-        }
-    }
-
-    /** Receives one stored key as {@value #STRIDE} consecutive longs of {@code ring} from {@code offset}. */
-    @FunctionalInterface
-    public interface EntryVisitor
-    {
-        void visit(long[] ring, int offset);
+        keys.restoreFrom("idempotency", image);
     }
 }
