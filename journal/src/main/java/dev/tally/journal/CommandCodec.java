@@ -192,7 +192,10 @@ public final class CommandCodec
             return DecodeStatus.BAD_LENGTH;
         }
 
-        command.type = type;
+        if (command.type != type)
+        {
+            command.type = type; // only when it changes: a reused holder (see Command.reset)
+        }
         command.batchSize = buffer.getInt(offset + BATCH_SIZE_OFFSET, BYTE_ORDER);
         command.journalIndex = buffer.getLong(offset + JOURNAL_INDEX_OFFSET, BYTE_ORDER);
         command.timestampNs = buffer.getLong(offset + TIMESTAMP_NS_OFFSET, BYTE_ORDER);

@@ -139,8 +139,7 @@ public final class Ledger
             effects.clear();
         }
 
-        final Result r = results[c.batchPosition].clear();
-        r.type = c.type;
+        final Result r = results[c.batchPosition].reset(c.type);
         r.originIndex = c.journalIndex;
         r.originTimestampNs = c.timestampNs;
         accounts.clearTouched();

@@ -99,7 +99,7 @@ public final class RequestDecoder
      * @param idempotencyKey the {@code Idempotency-Key} header value, or {@code null} when absent.
      * @param pathId         the raw {@code {id}} path segment ({@link RouteMatch#pathId()}), or {@code null}.
      * @param body           the request body (readable bytes; its indexes are not moved), or {@code null}.
-     * @param into           the command to fill; cleared first.
+     * @param into           the command to fill (every field is overwritten).
      * @return {@code null} when {@code into} is ready to publish, otherwise the problem to answer
      * ({@code into} is then cleared).
      */
@@ -112,7 +112,6 @@ public final class RequestDecoder
         {
             throw new IllegalArgumentException(route + " is not a single-command route");
         }
-        into.clear();
         try
         {
             decodeSingle(operation, tenantId, idempotencyKey, pathId, body, into);
@@ -278,7 +277,7 @@ public final class RequestDecoder
                     "must be a JSON object");
             }
             batchOperationsTouched = count + 1;
-            operation(parser, tenantId, count, into[count].clear());
+            operation(parser, tenantId, count, into[count]);
             count++;
         }
         if (count == 0)
@@ -401,7 +400,9 @@ public final class RequestDecoder
     /** Sets the envelope, payload and digests of a validated request. */
     private void fill(final Operation operation, final long tenantId, final CharSequence key, final Command c, final int index)
     {
-        c.type = operation.commandType();
+        // The first write into c: a holder reused request after request, reset here rather than cleared
+        // up front so that an unchanged type is not stored again (Command.reset).
+        c.reset(operation.commandType());
         c.tenantId = tenantId;
         fields.fill(operation, c, index);
         if (operation.hasTarget())

@@ -218,9 +218,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         try
         {
-            final LedgerEvent event = ring.get(sequence).reset(EventKind.COMMAND);
-            event.command.copyFrom(command);
-            addressReply(event, ctx, keepAlive);
+            addressReply(ring.get(sequence).reset(command), ctx, keepAlive);
         }
         finally
         {
@@ -255,10 +253,11 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             for (int position = 0; position < size; position++)
             {
-                final LedgerEvent event = ring.get(first + position).reset(EventKind.COMMAND);
-                event.command.copyFrom(scratch.batch[position]);
-                addressReply(event, ctx, keepAlive);
+                ring.get(first + position).reset(scratch.batch[position]);
             }
+            // The reply leaves with the last operation, so only its slot is addressed: one reference store
+            // into the (old-generation) ring per request instead of one per operation.
+            addressReply(ring.get(last), ctx, keepAlive);
         }
         finally
         {

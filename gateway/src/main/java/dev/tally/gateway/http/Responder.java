@@ -103,7 +103,7 @@ public final class Responder implements EventHandler<LedgerEvent>
                     body.release();
                     queries.transfer(channel, event.keepAlive, event.command.tenantId,
                         new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo));
-                    clearReplyFields(event, sequence);
+                    clearReplyFields(event);
                     return;
                 }
                 rendered = event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
@@ -119,7 +119,7 @@ public final class Responder implements EventHandler<LedgerEvent>
             rendered.retryAfterSeconds(), null, false);
         metrics.recordReply(event.routeIndex, status, event.receivedNs);
         markPending(channel);
-        clearReplyFields(event, sequence);
+        clearReplyFields(event);
     }
 
     private void recordOutcome(final LedgerEvent slot)
@@ -182,12 +182,9 @@ public final class Responder implements EventHandler<LedgerEvent>
         return renderer.renderBatch(batchCommands, batchResults, size, body);
     }
 
-    private void clearReplyFields(final LedgerEvent last, final long sequence)
+    /** Only the slot that carried the reply is addressed (for a batch, its last one). */
+    private static void clearReplyFields(final LedgerEvent last)
     {
-        final int size = last.kind == EventKind.COMMAND ? last.command.batchSize : 1;
-        for (long s = sequence - (size - 1); s <= sequence; s++)
-        {
-            ring.get(s).channel = null;
-        }
+        last.channel = null;
     }
 }

@@ -15,7 +15,7 @@ import io.netty.channel.Channel;
  *  kind, command (body)  gateway I/O thread     journaler, business thread, responder
  *  command index/time    journaler              business thread, responder
  *  result, views         business thread        responder
- *  channel, keepAlive    gateway I/O thread     responder
+ *  channel, keepAlive    gateway I/O thread     responder (a batch: on its last slot only)
  *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)
  * </pre>
  *
@@ -49,8 +49,30 @@ public final class LedgerEvent
     /** Prepares the slot for a new publication (gateway side). */
     public LedgerEvent reset(final EventKind kind)
     {
-        this.kind = kind;
+        resetAllButCommand(kind);
         command.clear();
+        return this;
+    }
+
+    /**
+     * Prepares the slot for a command copied whole from {@code source} (gateway side): the same as
+     * {@code reset(COMMAND)} followed by {@code command.copyFrom(source)}, without first clearing the type (an
+     * unchanged reference is not stored again: see {@link Command#reset}).
+     */
+    public LedgerEvent reset(final Command source)
+    {
+        resetAllButCommand(EventKind.COMMAND);
+        command.copyFrom(source);
+        return this;
+    }
+
+    private void resetAllButCommand(final EventKind kind)
+    {
+        if (this.kind != kind)
+        {
+            // Slots are old-generation objects: an unchanged reference is not stored again (see Command.reset).
+            this.kind = kind;
+        }
         readAccountId = 0;
         channel = null;
         keepAlive = true;
@@ -60,6 +82,5 @@ public final class LedgerEvent
         immediateRetryAfterSeconds = 0;
         routeIndex = -1;
         receivedNs = 0;
-        return this;
     }
 }

@@ -17,6 +17,7 @@ import static dev.tally.gateway.api.Requests.TENANT;
 import static dev.tally.gateway.api.Requests.TRANSFER_ID;
 import static dev.tally.gateway.api.Requests.TRANSFER_JSON;
 import static dev.tally.gateway.api.Requests.body;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -76,6 +77,36 @@ class BatchDecoderTest
         assertEquals(single.referenceHi, commands[0].referenceHi);
         assertEquals(1, commands[0].batchSize);
         assertEquals(false, commands[0].atomic);
+    }
+
+    @Test
+    void shouldCarryNothingOverFromTheBatchTheHoldersHeldBefore()
+    {
+        // The decoder resets each holder when it fills it (not up front): decode every kind of operation into
+        // holders that held every other kind, and compare with holders that held nothing.
+        final String[] ops = {
+            "{\"op\":\"account\",\"idempotencyKey\":\"k0\",\"body\":" + ACCOUNT_JSON + "}",
+            "{\"op\":\"transfer\",\"idempotencyKey\":\"k1\",\"body\":" + TRANSFER_JSON + "}",
+            "{\"op\":\"reversal\",\"idempotencyKey\":\"k2\",\"transferId\":\"" + TRANSFER_ID + "\",\"body\":" + REVERSAL_JSON + "}",
+            "{\"op\":\"hold\",\"idempotencyKey\":\"k3\",\"body\":" + HOLD_JSON + "}",
+            "{\"op\":\"capture\",\"idempotencyKey\":\"k4\",\"holdId\":\"" + HOLD_ID + "\",\"body\":" + CAPTURE_JSON + "}",
+            "{\"op\":\"void\",\"idempotencyKey\":\"k5\",\"holdId\":\"" + HOLD_ID + "\"}"};
+        for (int shift = 0; shift < ops.length; shift++)
+        {
+            final StringBuilder json = new StringBuilder("{\"atomic\":").append(shift % 2 == 0).append(",\"operations\":[");
+            for (int i = 0; i < ops.length; i++)
+            {
+                json.append(i == 0 ? "" : ",").append(ops[(i + shift) % ops.length]);
+            }
+            final String batch = json.append("]}").toString();
+            assertNull(decoder.decodeBatch(TENANT, body(batch), commands));
+            final Command[] fresh = Requests.commands();
+            assertNull(new RequestDecoder().decodeBatch(TENANT, body(batch), fresh));
+            for (int i = 0; i < ops.length; i++)
+            {
+                assertArrayEquals(Requests.encoded(fresh[i]), Requests.encoded(commands[i]), "shift " + shift + ", operation " + i);
+            }
+        }
     }
 
     @Test

@@ -1,11 +1,13 @@
 package dev.tally.gateway.api;
 
+import dev.tally.journal.CommandCodec;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -82,6 +84,14 @@ final class Requests
     static byte[] ascii(final String text)
     {
         return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** @return every field of {@code c} as the journal encodes it (lossless: every type uses the same layout). */
+    static byte[] encoded(final Command c)
+    {
+        final byte[] bytes = new byte[CommandCodec.encodedLength(c)];
+        new CommandCodec().encode(c, new UnsafeBuffer(bytes), 0);
+        return bytes;
     }
 
     /** @return true when every field of {@code c} has the value of a fresh {@link Command}. */

@@ -100,9 +100,24 @@ public final class Command
     /** Resets every field to its default so that a reused holder carries nothing over. */
     public Command clear()
     {
+        return reset(null);
+    }
+
+    /**
+     * Resets every field to its default and sets the type. The type reference is stored only when it changes:
+     * these holders (ring slots, the I/O thread's decode scratch) live in the old generation, and with G1 every
+     * reference store into an old object marks a card that a refinement thread must then scan, about a
+     * microsecond a card (docs/BENCHMARKS.md, "Reference stores into long-lived holders"). Command after
+     * command the type is usually the same.
+     */
+    public Command reset(final CommandType type)
+    {
+        if (this.type != type)
+        {
+            this.type = type;
+        }
         journalIndex = 0;
         timestampNs = 0;
-        type = null;
         tenantId = 0;
         keyHi = 0;
         keyLo = 0;
@@ -128,12 +143,15 @@ public final class Command
         return this;
     }
 
-    /** Copies every field of {@code other} into this holder. */
+    /** Copies every field of {@code other} into this holder (the type reference only when it differs). */
     public Command copyFrom(final Command other)
     {
         journalIndex = other.journalIndex;
         timestampNs = other.timestampNs;
-        type = other.type;
+        if (type != other.type)
+        {
+            type = other.type; // only when it changes: see reset(CommandType)
+        }
         tenantId = other.tenantId;
         keyHi = other.keyHi;
         keyLo = other.keyLo;

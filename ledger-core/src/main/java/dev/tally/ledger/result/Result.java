@@ -43,9 +43,24 @@ public final class Result
     /** Clears every field. */
     public Result clear()
     {
-        code = ResultCode.OK;
+        return reset(null);
+    }
+
+    /**
+     * Clears every field for a result of {@code type}, storing the two references only when they change (see
+     * {@link dev.tally.ledger.command.Command#reset(CommandType)}: these holders are long-lived).
+     */
+    public Result reset(final CommandType type)
+    {
+        if (code != ResultCode.OK)
+        {
+            code = ResultCode.OK;
+        }
+        if (this.type != type)
+        {
+            this.type = type;
+        }
         replayed = false;
-        type = null;
         originIndex = 0;
         originTimestampNs = 0;
         accountA = 0;
@@ -57,12 +72,18 @@ public final class Result
         return this;
     }
 
-    /** Copies every field of {@code other}. */
+    /** Copies every field of {@code other} (the two references only when they differ, as in {@link #reset}). */
     public Result copyFrom(final Result other)
     {
-        code = other.code;
+        if (code != other.code)
+        {
+            code = other.code;
+        }
         replayed = other.replayed;
-        type = other.type;
+        if (type != other.type)
+        {
+            type = other.type;
+        }
         originIndex = other.originIndex;
         originTimestampNs = other.originTimestampNs;
         accountA = other.accountA;

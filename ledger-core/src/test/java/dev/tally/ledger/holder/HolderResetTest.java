@@ -1,0 +1,87 @@
+package dev.tally.ledger.holder;
+
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.result.Result;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/**
+ * The reusable holders store a reference field only when its value changes (so that G1 marks no card for it);
+ * these tests pin down that the holders still carry nothing over: reset, clear and copyFrom leave exactly the
+ * fields a fresh holder or the source has, whether the type changes or not.
+ */
+class HolderResetTest
+{
+    private static final List<String> NONE = List.of();
+
+    @ParameterizedTest
+    @EnumSource(CommandType.class)
+    void commandResetLeavesAFreshCommandOfTheType(final CommandType type) throws Exception
+    {
+        for (int seed = 0; seed < CommandType.values().length; seed++) // previous types: the same one and others
+        {
+            final Command reused = HolderFields.fill(new Command(), Command::new, seed).reset(type);
+            final Command fresh = new Command();
+            fresh.type = type;
+            assertEquals(NONE, HolderFields.differences(reused, fresh), "seed " + seed);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3})
+    void commandClearLeavesAFreshCommand(final int seed) throws Exception
+    {
+        assertEquals(NONE, HolderFields.differences(HolderFields.fill(new Command(), Command::new, seed).clear(), new Command()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3})
+    void commandCopyFromCopiesEveryFieldAndTheReferenceText(final int seed) throws Exception
+    {
+        final Command source = HolderFields.fill(new Command(), Command::new, seed);
+        source.referenceLength = 5;
+        System.arraycopy("ab-12".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, source.reference, 0, 5);
+        for (final int previous : new int[] {seed, seed + 1}) // the same type before, then another one
+        {
+            final Command target = HolderFields.fill(new Command(), Command::new, previous).copyFrom(source);
+            assertEquals(NONE, HolderFields.differences(target, source), "previous " + previous);
+            assertArrayEquals(Arrays.copyOf(source.reference, 5), Arrays.copyOf(target.reference, 5));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(CommandType.class)
+    void resultResetLeavesAFreshResultOfTheType(final CommandType type) throws Exception
+    {
+        for (int seed = 0; seed < CommandType.values().length; seed++)
+        {
+            final Result reused = HolderFields.fill(new Result(), Result::new, seed).reset(type);
+            final Result fresh = new Result();
+            fresh.type = type;
+            assertEquals(NONE, HolderFields.differences(reused, fresh), "seed " + seed);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3})
+    void resultClearAndCopyFrom(final int seed) throws Exception
+    {
+        assertEquals(NONE, HolderFields.differences(HolderFields.fill(new Result(), Result::new, seed).clear(), new Result()));
+        final Result source = HolderFields.fill(new Result(), Result::new, seed);
+        for (final int previous : new int[] {seed, seed + 1})
+        {
+            final Result target = HolderFields.fill(new Result(), Result::new, previous);
+            assertSame(target, target.copyFrom(source));
+            assertEquals(NONE, HolderFields.differences(target, source), "previous " + previous);
+        }
+    }
+}
