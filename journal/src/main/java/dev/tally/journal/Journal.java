@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
@@ -60,6 +61,10 @@ public final class Journal implements AutoCloseable
     private long appendPosition;
     private long lastTimestampNs;
     private long durableIndex;
+    /** The last index forced to stable storage (under ASYNC it trails the appends by up to the force interval). */
+    private long forcedIndex;
+    private final long asyncForceIntervalNs;
+    private long lastForceNs;
     private boolean closed;
 
     private Journal(final JournalConfig config, final SingleChronicleQueue queue)
@@ -73,6 +78,9 @@ public final class Journal implements AutoCloseable
         lastIndex = recovery.tailScan().lastIndex();
         lastTimestampNs = recovery.tailScan().lastTimestampNs();
         durableIndex = lastIndex;
+        forcedIndex = lastIndex;
+        asyncForceIntervalNs = TimeUnit.MILLISECONDS.toNanos(config.asyncForceIntervalMs());
+        lastForceNs = System.nanoTime();
         appender.singleThreadedCheckReset();
     }
 
@@ -173,10 +181,32 @@ public final class Journal implements AutoCloseable
         durableIndex = lastIndex;
     }
 
-    /** The group-commit hook for the Disruptor handler's {@code endOfBatch}: same as {@link #flush()}. */
+    /**
+     * The group-commit hook for the Disruptor handler's {@code endOfBatch}: same as {@link #flush()}, and under
+     * {@link Durability#ASYNC} a force once {@link JournalConfig#asyncForceIntervalMs()} has passed since the
+     * last one, so that a power loss takes back at most that much (the ticker's journaled ticks bring a batch
+     * end at least every tick interval, idle or not).
+     */
     public void endOfBatch()
     {
+        endOfBatch(System.nanoTime());
+    }
+
+    /** {@link #endOfBatch()} at a given {@link System#nanoTime()} (tests). */
+    void endOfBatch(final long nowNs)
+    {
         flush();
+        if (forcedIndex < lastIndex && asyncForceIntervalNs > 0 && nowNs - lastForceNs >= asyncForceIntervalNs)
+        {
+            forceToDisk();
+            lastForceNs = nowNs;
+        }
+    }
+
+    /** @return the last index on stable storage: {@link #durableIndex()} under SYNC, trailing it under ASYNC. */
+    public long forcedIndex()
+    {
+        return forcedIndex;
     }
 
     /** @return the index of the last command appended; 0 for an empty journal. */
@@ -237,7 +267,7 @@ public final class Journal implements AutoCloseable
         return appendPosition;
     }
 
-    /** Flushes (under {@link Durability#SYNC}) and releases the queue. Idempotent. */
+    /** Flushes (and under {@link Durability#ASYNC} forces, unless its interval is 0), then releases the queue. Idempotent. */
     @Override
     public void close()
     {
@@ -249,6 +279,10 @@ public final class Journal implements AutoCloseable
         try
         {
             flush();
+            if (forcedIndex < lastIndex && asyncForceIntervalNs > 0)
+            {
+                forceToDisk(); // a clean stop leaves nothing for the kernel to write back later
+            }
         }
         finally
         {
@@ -328,6 +362,7 @@ public final class Journal implements AutoCloseable
         try
         {
             forcer.force(file, appendPosition);
+            forcedIndex = lastIndex;
         }
         catch (final IOException ex)
         {

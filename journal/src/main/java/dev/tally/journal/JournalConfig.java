@@ -15,9 +15,13 @@ import java.util.Objects;
  * @param truncateAfterCorruption when the unreadable tail is followed by records with a good checksum
  *                                (which a plain crash cannot produce), cut them too instead of
  *                                refusing to open. Off by default: an operator's decision.
- * @param zeroFillAheadBytes      under {@link Durability#SYNC}, how far past the append position the
- *                                queue file is kept zero-filled so that appends never fault into a hole
- *                                (see {@code AheadZeroFill}); a multiple of 256 KiB, 0 for off.
+ * @param zeroFillAheadBytes      how far past the append position the queue file is kept zero-filled, after
+ *                                each force, so that appends never fault into a hole (see
+ *                                {@code AheadZeroFill}); a multiple of 256 KiB, 0 for off.
+ * @param asyncForceIntervalMs    under {@link Durability#ASYNC}, how often the journaler forces what it appended
+ *                                (at the end of a batch, once this long has passed since the last force): the
+ *                                most a power loss can take back, like PostgreSQL's {@code wal_writer_delay}
+ *                                under {@code synchronous_commit = off}; 0 leaves it to the kernel (≈ 30 s).
  */
 public record JournalConfig(
     Path directory,
@@ -25,7 +29,8 @@ public record JournalConfig(
     int tailScanRecordCount,
     long blockSizeBytes,
     boolean truncateAfterCorruption,
-    long zeroFillAheadBytes)
+    long zeroFillAheadBytes,
+    long asyncForceIntervalMs)
 {
     /** Default tail window: larger than any Disruptor ring Tally configures. */
     public static final int TAIL_SCAN_RECORD_COUNT_DEFAULT = 1 << 16;
@@ -37,6 +42,9 @@ public record JournalConfig(
     /** 4 MiB: ~0.1 s of appends at the 300,000 transfers/s of the batch benchmark, 16 chunks of 256 KiB. */
     public static final long ZERO_FILL_AHEAD_BYTES_DEFAULT = 4L << 20;
     public static final long ZERO_FILL_AHEAD_BYTES_MAX = 1L << 30;
+    /** 200 ms: PostgreSQL's default {@code wal_writer_delay}, the peer's window under {@code synchronous_commit = off}. */
+    public static final long ASYNC_FORCE_INTERVAL_MS_DEFAULT = 200;
+    public static final long ASYNC_FORCE_INTERVAL_MS_MAX = 60_000;
 
     public JournalConfig
     {
@@ -59,30 +67,45 @@ public record JournalConfig(
             throw new IllegalArgumentException("zeroFillAheadBytes must be a multiple of " + AheadZeroFill.CHUNK_BYTES +
                 " in 0.." + ZERO_FILL_AHEAD_BYTES_MAX + ": " + zeroFillAheadBytes);
         }
+        if (asyncForceIntervalMs < 0 || asyncForceIntervalMs > ASYNC_FORCE_INTERVAL_MS_MAX)
+        {
+            throw new IllegalArgumentException("asyncForceIntervalMs must be in 0.." + ASYNC_FORCE_INTERVAL_MS_MAX + ": " +
+                asyncForceIntervalMs);
+        }
     }
 
     /** @return a configuration with every default. */
     public static JournalConfig of(final Path directory, final Durability durability)
     {
-        return new JournalConfig(
-            directory, durability, TAIL_SCAN_RECORD_COUNT_DEFAULT, BLOCK_SIZE_BYTES_DEFAULT, false, ZERO_FILL_AHEAD_BYTES_DEFAULT);
+        return new JournalConfig(directory, durability, TAIL_SCAN_RECORD_COUNT_DEFAULT, BLOCK_SIZE_BYTES_DEFAULT, false,
+            ZERO_FILL_AHEAD_BYTES_DEFAULT, ASYNC_FORCE_INTERVAL_MS_DEFAULT);
     }
 
     /** @return a copy that cuts intact records after a corrupt one instead of refusing to open. */
     public JournalConfig withTruncateAfterCorruption(final boolean truncate)
     {
-        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncate, zeroFillAheadBytes);
+        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncate, zeroFillAheadBytes,
+            asyncForceIntervalMs);
     }
 
     /** @return a copy with another tail window. */
     public JournalConfig withTailScanRecordCount(final int count)
     {
-        return new JournalConfig(directory, durability, count, blockSizeBytes, truncateAfterCorruption, zeroFillAheadBytes);
+        return new JournalConfig(directory, durability, count, blockSizeBytes, truncateAfterCorruption, zeroFillAheadBytes,
+            asyncForceIntervalMs);
     }
 
     /** @return a copy that zero-fills {@code bytes} ahead of the appends (0: never). */
     public JournalConfig withZeroFillAheadBytes(final long bytes)
     {
-        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption, bytes);
+        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption, bytes,
+            asyncForceIntervalMs);
+    }
+
+    /** @return a copy that, under {@link Durability#ASYNC}, forces at most every {@code ms} (0: never). */
+    public JournalConfig withAsyncForceIntervalMs(final long ms)
+    {
+        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
+            zeroFillAheadBytes, ms);
     }
 }

@@ -1,0 +1,90 @@
+package dev.tally.journal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Under ASYNC a reply leaves once its command is appended, and the journaler forces the file at the end of a
+ * batch once the force interval has passed, so that a power loss takes back at most that interval. Real queue
+ * files; the zero fill, which runs after each force, shows that a force really ran.
+ */
+class AsyncForceTest
+{
+    private static final long CLOCK_START_NS = 1_767_225_600_000_000_000L;
+    private static final long INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldForceOnceTheIntervalHasPassedAndNotBefore()
+    {
+        final long start = System.nanoTime();
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.ASYNC).withAsyncForceIntervalMs(200)))
+        {
+            append(journal, 0, 10);
+            assertEquals(10, journal.durableIndex(), "ASYNC: a reply may leave once appended");
+
+            journal.endOfBatch(start + INTERVAL_NS / 2); // opened less than an interval ago
+            assertEquals(0, journal.forcedIndex());
+            assertEquals(0, journal.zeroFilledTo(), "no force, so no zero fill either");
+
+            journal.endOfBatch(start + INTERVAL_NS + TimeUnit.SECONDS.toNanos(1));
+            assertEquals(10, journal.forcedIndex());
+            assertTrue(journal.zeroFilledTo() > journal.appendPosition(), "the zero fill rides on the force in ASYNC too");
+
+            append(journal, 10, 5);
+            journal.endOfBatch(start + INTERVAL_NS + TimeUnit.SECONDS.toNanos(1) + INTERVAL_NS / 2);
+            assertEquals(10, journal.forcedIndex(), "the next force waits for its interval");
+            journal.endOfBatch(start + 2 * INTERVAL_NS + TimeUnit.SECONDS.toNanos(1));
+            assertEquals(15, journal.forcedIndex());
+
+            append(journal, 15, 3);
+        }
+        try (Journal reopened = Journal.open(JournalConfig.of(dir, Durability.ASYNC)))
+        {
+            assertEquals(18, reopened.lastIndex());
+            assertEquals(18, reopened.forcedIndex(), "what was on disk at open counts as forced");
+        }
+    }
+
+    @Test
+    void shouldLeaveWriteBackToTheKernelWhenTheIntervalIsZero()
+    {
+        final long start = System.nanoTime();
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.ASYNC).withAsyncForceIntervalMs(0)))
+        {
+            append(journal, 0, 10);
+            journal.endOfBatch(start + TimeUnit.HOURS.toNanos(1));
+            assertEquals(0, journal.forcedIndex());
+            assertEquals(10, journal.durableIndex());
+        }
+    }
+
+    @Test
+    void shouldForceEveryBatchUnderSync()
+    {
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.SYNC)))
+        {
+            append(journal, 0, 4);
+            assertEquals(0, journal.durableIndex(), "SYNC: nothing may leave before the force");
+            journal.endOfBatch(System.nanoTime());
+            assertEquals(4, journal.durableIndex());
+            assertEquals(4, journal.forcedIndex());
+        }
+    }
+
+    private static void append(final Journal journal, final int from, final int count)
+    {
+        for (int i = from; i < from + count; i++)
+        {
+            journal.stampAndAppend(TestCommands.mixed(i), CLOCK_START_NS + i);
+        }
+    }
+}
