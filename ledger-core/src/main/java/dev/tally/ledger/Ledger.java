@@ -174,6 +174,15 @@ public final class Ledger
      * before, as the reorder window does not reach from the key lookup to the account lookups. Changes
      * no state: a lookup that follows finds the same answer, from cache.
      */
+    /**
+     * Warms the cache for a command that will be applied soon (the business thread calls it for the next few
+     * slots of its batch), exactly as {@link #apply} does first for its own command. Changes no state.
+     */
+    public void prefetch(final Command c)
+    {
+        preload(c);
+    }
+
     private void preload(final Command c)
     {
         if (c.type == CommandType.TRANSFER)
