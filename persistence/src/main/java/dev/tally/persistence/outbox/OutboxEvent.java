@@ -11,7 +11,8 @@ import java.util.UUID;
  * @param aggregateId   the aggregate's id; events of one aggregate are delivered in id order.
  * @param eventType     e.g. {@code TransferPosted}.
  * @param payload       the JSON body, exactly as sent (PostgreSQL's jsonb text form).
- * @param attempt       which attempt this claim is, from 1 (the row's {@code attempts} after the claim).
+ * @param attempt       which attempt this claim is, from 1 (the row's {@code attempts} after the claim); also the
+ *                      claim's token: its round records an outcome only while the row's {@code attempts} still equals it.
  */
 public record OutboxEvent(UUID id, long tenantId, String aggregateType, String aggregateId, String eventType, String payload,
                           int attempt)

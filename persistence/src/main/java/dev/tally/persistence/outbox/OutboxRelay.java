@@ -174,12 +174,12 @@ public final class OutboxRelay implements Agent, AutoCloseable
         final List<OutboxSql.Retry> retries = retries(attempts);
         final Set<UUID> failedIds = new HashSet<>();
         retries.forEach(r -> failedIds.add(r.event().id()));
-        final List<UUID> published = new ArrayList<>(events.size());
+        final List<OutboxEvent> published = new ArrayList<>(events.size());
         for (final OutboxEvent event : events)
         {
             if (!failedIds.contains(event.id()))
             {
-                published.add(event.id());
+                published.add(event);
             }
         }
         sql.record(attempts, published, retries);

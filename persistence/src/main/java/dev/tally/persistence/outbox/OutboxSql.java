@@ -76,12 +76,15 @@ final class OutboxSql
         "INSERT INTO webhook_deliveries (event_id, tenant_id, endpoint_url, attempt, attempted_at, status_code, error," +
         " duration_ms, succeeded, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now() + ?::float8 * interval '1 millisecond')";
 
+    // Both record a round's outcome only while the round still holds its claim: every claim adds one to
+    // attempts, so attempts = the claim's attempt means no other relay has claimed the event since.
     private static final String PUBLISH =
-        "UPDATE outbox SET published_at = now(), next_attempt_at = NULL, last_error = NULL WHERE id = ANY(?) AND published_at IS NULL";
+        "UPDATE outbox SET published_at = now(), next_attempt_at = NULL, last_error = NULL" +
+        " WHERE id = ? AND attempts = ? AND published_at IS NULL";
 
     private static final String RESCHEDULE =
         "UPDATE outbox SET next_attempt_at = now() + ?::float8 * interval '1 millisecond', last_error = ?" +
-        " WHERE id = ? AND published_at IS NULL";
+        " WHERE id = ? AND attempts = ? AND published_at IS NULL";
 
     private static final String BACKLOG =
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL)," +
@@ -163,8 +166,15 @@ final class OutboxSql
     {
     }
 
-    /** Records a round in one transaction: one log row per attempt, published events, rescheduled events. */
-    void record(final List<DeliveryAttempt> attempts, final List<UUID> published, final List<Retry> retries) throws SQLException
+    /**
+     * Records a round in one transaction: one log row per attempt (what happened, always), then published and
+     * rescheduled events — each only if the round still holds its claim. A round that outlived its lease (a POST
+     * hanging for the whole request timeout and a database stall) may find the event claimed again by another
+     * relay: publishing it then would let the aggregate's next event go out while that relay still delivers this
+     * one, and rescheduling it would cut that relay's lease short. The other relay decides instead.
+     */
+    void record(final List<DeliveryAttempt> attempts, final List<OutboxEvent> published, final List<Retry> retries)
+        throws SQLException
     {
         final Map<UUID, Long> retryDelayMs = new HashMap<>();
         retries.forEach(r -> retryDelayMs.put(r.event().id(), r.delayMs()));
@@ -178,8 +188,13 @@ final class OutboxSql
                 {
                     try (PreparedStatement s = c.prepareStatement(PUBLISH))
                     {
-                        s.setArray(1, uuidArray(c, published.toArray(UUID[]::new)));
-                        s.executeUpdate();
+                        for (final OutboxEvent e : published)
+                        {
+                            s.setObject(1, e.id());
+                            s.setInt(2, e.attempt());
+                            s.addBatch();
+                        }
+                        s.executeBatch();
                     }
                 }
                 if (!retries.isEmpty())
@@ -191,6 +206,7 @@ final class OutboxSql
                             s.setLong(1, r.delayMs());
                             s.setString(2, r.error());
                             s.setObject(3, r.event().id());
+                            s.setInt(4, r.event().attempt());
                             s.addBatch();
                         }
                         s.executeBatch();

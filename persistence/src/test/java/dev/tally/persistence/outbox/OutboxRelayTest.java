@@ -236,6 +236,47 @@ class OutboxRelayTest
     }
 
     @Test
+    void shouldRecordARoundOnlyWhileItStillHoldsItsClaim() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-slow", "TransferPosted");
+        final UUID later = rows.insert("tr-slow", "TransferReversed");
+        final OutboxSql slow = new OutboxSql(db.dataSource());
+        final OutboxSql other = new OutboxSql(db.dataSource());
+
+        // A round whose lease passes while it still works (a POST hanging, a database stall) ...
+        final OutboxEvent slowClaim = slow.claim(2_000, 10, 1).get(0);
+        Thread.sleep(20);
+        // ... and another relay that claims the event again meanwhile, with a long lease.
+        final OutboxEvent otherClaim = other.claim(2_000, 10, 60_000).get(0);
+        assertEquals(event, otherClaim.id());
+        assertEquals(slowClaim.attempt() + 1, otherClaim.attempt());
+        final String leaseSql = "SELECT count(*) FROM outbox WHERE id = '" + event + "' AND published_at IS NULL" +
+            " AND next_attempt_at > now() + interval '50 seconds'";
+
+        // The slow round's late success must not publish the event: its successor would go out while the other
+        // relay still delivers it. Its late failure must not cut the other relay's lease short either.
+        slow.record(List.of(attempt(slowClaim, 200)), List.of(slowClaim), List.of());
+        assertEquals(1, rows.count(leaseSql), "still unpublished, still the other relay's");
+        slow.record(List.of(attempt(slowClaim, 500)), List.of(), List.of(new OutboxSql.Retry(slowClaim, 10, "HTTP 500")));
+        assertEquals(1, rows.count(leaseSql), "not rescheduled by the round that lost its claim");
+        assertTrue(other.claim(2_000, 10, 60_000).isEmpty(), "neither the event nor its successor is claimable");
+        assertEquals(2, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"),
+            "what the slow round did is still logged");
+
+        // The relay that holds the claim records its outcome.
+        other.record(List.of(attempt(otherClaim, 200)), List.of(otherClaim), List.of());
+        assertEquals(1, rows.count("SELECT count(*) FROM outbox WHERE id = '" + event + "' AND published_at IS NOT NULL"));
+        assertEquals(List.of(later), other.claim(2_000, 10, 60_000).stream().map(OutboxEvent::id).toList());
+    }
+
+    private static DeliveryAttempt attempt(final OutboxEvent event, final int status)
+    {
+        return new DeliveryAttempt(event, "http://127.0.0.1:9/hook", Instant.now(), status, status == 200 ? null : "HTTP " + status, 5);
+    }
+
+    @Test
     void shouldNotCallAgainAnEndpointThatAlreadyAcknowledgedARetriedEvent() throws Exception
     {
         final Database db = pg.newDatabase();
