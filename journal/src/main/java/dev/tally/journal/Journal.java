@@ -196,7 +196,8 @@ public final class Journal implements AutoCloseable
     void endOfBatch(final long nowNs)
     {
         flush();
-        if (forcedIndex < lastIndex && asyncForceIntervalNs > 0 && nowNs - lastForceNs >= asyncForceIntervalNs)
+        if (Durability.ASYNC == config.durability() && forcedIndex < lastIndex && asyncForceIntervalNs > 0 &&
+            nowNs - lastForceNs >= asyncForceIntervalNs)
         {
             forceToDisk();
             lastForceNs = nowNs;

@@ -45,15 +45,10 @@ public final class ConcurrentForceProbe
     private static void run(final Path file, final int threads, final int seconds, final int appendBytes)
         throws IOException, InterruptedException
     {
+        Files.deleteIfExists(file);
+        ZeroFillProbe.prepare("zero-filled", file, FILE_BYTES);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
         {
-            raf.setLength(0);
-            final byte[] zeros = new byte[1 << 20];
-            for (long written = 0; written < FILE_BYTES; written += zeros.length)
-            {
-                raf.write(zeros);
-            }
-            raf.getFD().sync();
             final FileChannel channel = raf.getChannel();
             final MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_WRITE, 0, FILE_BYTES);
             final AtomicLong appendAt = new AtomicLong();

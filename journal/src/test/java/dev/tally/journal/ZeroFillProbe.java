@@ -52,7 +52,8 @@ public final class ZeroFillProbe
         }
     }
 
-    private static void prepare(final String layout, final Path file, final long size) throws IOException, InterruptedException
+    /** Lays {@code file} out as {@code layout} ({@link #LAYOUTS}); also the zero-filled file of {@code ConcurrentForceProbe}. */
+    static void prepare(final String layout, final Path file, final long size) throws IOException, InterruptedException
     {
         switch (layout)
         {

@@ -20,8 +20,8 @@ final class JsonOut
     /** Nesting the renderers need: batch envelope, results array, result, body, sub-balance array, entry. */
     private static final int DEPTH_MAX = 8;
     private static final int STAGING_BYTES = 8192;
-    /** The most bytes one value writes without checking for room again (a number, a UUID, a time, money). */
-    private static final int VALUE_BYTES_MAX = 64;
+    /** The longest decimal long: {@code -9223372036854775808}. */
+    private static final int LONG_TEXT_LENGTH_MAX = 20;
     private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
     private final boolean[] firstAtDepth = new boolean[DEPTH_MAX];
@@ -96,7 +96,7 @@ final class JsonOut
     JsonOut number(final long value)
     {
         separate();
-        room(VALUE_BYTES_MAX);
+        room(LONG_TEXT_LENGTH_MAX);
         // digits land right to left in the staging array: count them first
         int digits = 1;
         for (long rest = value / 10; rest != 0; rest /= 10)

@@ -8,6 +8,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -27,13 +30,7 @@ class HolderResetTest
     @EnumSource(CommandType.class)
     void commandResetLeavesAFreshCommandOfTheType(final CommandType type) throws Exception
     {
-        for (int seed = 0; seed < CommandType.values().length; seed++) // previous types: the same one and others
-        {
-            final Command reused = HolderFields.fill(new Command(), Command::new, seed).reset(type);
-            final Command fresh = new Command();
-            fresh.type = type;
-            assertEquals(NONE, HolderFields.differences(reused, fresh), "seed " + seed);
-        }
+        assertResetLeavesAFreshHolderOfTheType(Command::new, Command::reset, (c, t) -> c.type = t, type);
     }
 
     @ParameterizedTest
@@ -62,13 +59,7 @@ class HolderResetTest
     @EnumSource(CommandType.class)
     void resultResetLeavesAFreshResultOfTheType(final CommandType type) throws Exception
     {
-        for (int seed = 0; seed < CommandType.values().length; seed++)
-        {
-            final Result reused = HolderFields.fill(new Result(), Result::new, seed).reset(type);
-            final Result fresh = new Result();
-            fresh.type = type;
-            assertEquals(NONE, HolderFields.differences(reused, fresh), "seed " + seed);
-        }
+        assertResetLeavesAFreshHolderOfTheType(Result::new, Result::reset, (r, t) -> r.type = t, type);
     }
 
     @ParameterizedTest
@@ -82,6 +73,20 @@ class HolderResetTest
             final Result target = HolderFields.fill(new Result(), Result::new, previous);
             assertSame(target, target.copyFrom(source));
             assertEquals(NONE, HolderFields.differences(target, source), "previous " + previous);
+        }
+    }
+
+    /** Whatever the holder held before (the same type or another), reset leaves a fresh holder of {@code type}. */
+    private static <T> void assertResetLeavesAFreshHolderOfTheType(
+        final Supplier<T> fresh, final BiFunction<T, CommandType, T> reset, final BiConsumer<T, CommandType> setType,
+        final CommandType type) throws Exception
+    {
+        for (int seed = 0; seed < CommandType.values().length; seed++)
+        {
+            final T reused = reset.apply(HolderFields.fill(fresh.get(), fresh, seed), type);
+            final T expected = fresh.get();
+            setType.accept(expected, type);
+            assertEquals(NONE, HolderFields.differences(reused, expected), "seed " + seed);
         }
     }
 }
