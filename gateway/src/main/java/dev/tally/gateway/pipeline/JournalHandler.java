@@ -6,6 +6,8 @@ import dev.tally.journal.Journal;
  * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and appends
  * it to the journal. At the end of each Disruptor batch the journal is flushed (in {@code sync} mode,
  * forced to stable storage): one force per batch is the group commit that makes {@code sync} affordable.
+ * In {@code async} mode the batch end forces once {@code asyncForceIntervalMs} has passed since the last
+ * force (the ticks end a batch at least every tick interval, so an idle journal is forced too).
  * The business thread only sees a command after this handler's sequence has passed it, so nothing is
  * applied, and no reply leaves, before its command is in the journal.
  */
@@ -66,7 +68,7 @@ final class JournalHandler extends HandingOffStage
             final long appendedNs = System.nanoTime();
             try
             {
-                journal.flush();
+                journal.endOfBatch(); // sync: the group commit's force; async: a force once its interval has passed
             }
             catch (final RuntimeException ex)
             {
