@@ -40,6 +40,7 @@ final class TestCommands
         command.currency = random.nextInt();
         command.subBalances = random.nextInt();
         command.debitsMustNotExceedCredits = random.nextBoolean();
+        command.referenceTaken = random.nextBoolean();
         command.overdraftLimitMinor = random.nextLong();
         command.targetIdHi = random.nextLong();
         command.targetIdLo = random.nextLong();
@@ -98,6 +99,7 @@ final class TestCommands
         assertEquals(expected.currency, actual.currency, "currency");
         assertEquals(expected.subBalances, actual.subBalances, "subBalances");
         assertEquals(expected.debitsMustNotExceedCredits, actual.debitsMustNotExceedCredits, "debitsMustNotExceedCredits");
+        assertEquals(expected.referenceTaken, actual.referenceTaken, "referenceTaken");
         assertEquals(expected.overdraftLimitMinor, actual.overdraftLimitMinor, "overdraftLimitMinor");
         assertEquals(expected.targetIdHi, actual.targetIdHi, "targetIdHi");
         assertEquals(expected.targetIdLo, actual.targetIdLo, "targetIdLo");

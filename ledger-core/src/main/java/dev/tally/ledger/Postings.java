@@ -128,6 +128,14 @@ final class Postings
                 r.extraTimestampNs = references.findTimestampNs(c.referenceHi, c.referenceLo);
                 return;
             }
+            if (c.referenceTaken)
+            {
+                // older than the window: the journaler found it in PostgreSQL and journaled that transfer's id
+                r.code = ResultCode.DUPLICATE_REFERENCE;
+                r.extra = Math.max(0, Uuid7.journalIndex(c.targetIdHi, c.targetIdLo));
+                r.extraTimestampNs = Uuid7.timestampNs(c.targetIdHi);
+                return;
+            }
             if (!references.hasRoom())
             {
                 r.code = ResultCode.CAPACITY_EXCEEDED;

@@ -1,6 +1,7 @@
 package dev.tally.ledger;
 
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,6 +70,45 @@ class LedgerReferenceTest
         assertEquals(0, d.ledger.references().size(), "purged when the window ends");
         assertEquals(ResultCode.OK, d.apply(cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42")).code,
             "older references are PostgreSQL's UNIQUE constraint's job");
+    }
+
+    @Test
+    void shouldRejectAnOlderReferenceTheJournalerFoundInPostgreSql()
+    {
+        final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        d.apply(cmd.tick(REFERENCE_RETENTION_MS));
+        assertEquals(0, d.ledger.references().size(), "the ledger no longer remembers it");
+        final long business = d.businessDigest();
+
+        final Command reused = cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42");
+        reused.referenceTaken = true; // what the journaler journals when PostgreSQL has the reference
+        reused.targetIdHi = Uuid7.hi(first.originTimestampNs, Uuid7.KIND_TRANSFER);
+        reused.targetIdLo = Uuid7.lo(first.originIndex, 0);
+        final Result duplicate = d.apply(reused);
+
+        assertEquals(ResultCode.DUPLICATE_REFERENCE, duplicate.code);
+        assertEquals(first.originIndex, duplicate.extra, "names the first transfer's journal index");
+        assertEquals(Uuid7.hi(first.originTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.hi(duplicate.extraTimestampNs, Uuid7.KIND_TRANSFER),
+            "and a time that rebuilds the first transfer's id");
+        assertEquals(business, d.businessDigest(), "nothing moved");
+        assertEquals(700, d.posted(BOB));
+        assertReplayOf(duplicate, d.apply(cmd.resend(reused)));
+    }
+
+    @Test
+    void shouldPreferTheReferenceItRemembersOverTheJournalersFinding()
+    {
+        final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        final Command reused = cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42");
+        reused.referenceTaken = true;
+        reused.targetIdHi = Uuid7.hi(1_000_000L, Uuid7.KIND_TRANSFER);
+        reused.targetIdLo = Uuid7.lo(1, 0);
+
+        final Result duplicate = d.apply(reused);
+
+        assertEquals(ResultCode.DUPLICATE_REFERENCE, duplicate.code);
+        assertEquals(first.originIndex, duplicate.extra);
+        assertEquals(first.originTimestampNs, duplicate.extraTimestampNs);
     }
 
     @Test

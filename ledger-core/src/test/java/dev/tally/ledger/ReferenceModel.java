@@ -509,6 +509,12 @@ final class ReferenceModel
             e.extra = references.get(referenceId).transferIndex();
             return e;
         }
+        if (hasReference && c.referenceTaken)
+        {
+            final Evaluation e = new Evaluation(ResultCode.DUPLICATE_REFERENCE);
+            e.extra = Math.max(0, dev.tally.ledger.id.Uuid7.journalIndex(c.targetIdHi, c.targetIdLo));
+            return e;
+        }
         if (!debit.canDraw(c.amountMinor))
         {
             return new Evaluation(ResultCode.INSUFFICIENT_FUNDS);

@@ -1,6 +1,13 @@
 package dev.tally.gateway.pipeline;
 
+import java.util.concurrent.TimeUnit;
+
+import com.lmax.disruptor.RingBuffer;
 import dev.tally.journal.Journal;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and appends
@@ -13,17 +20,34 @@ import dev.tally.journal.Journal;
  */
 final class JournalHandler extends HandingOffStage
 {
+    private static final Logger LOG = LoggerFactory.getLogger(JournalHandler.class);
+    /** How long the reference check is retried before the batch is journaled without it. */
+    private static final long REFERENCE_CHECK_PATIENCE_NS = TimeUnit.SECONDS.toNanos(5);
+
     private final Journal journal;
+    private final RingBuffer<LedgerEvent> ring;
+    /** Null when there is no store to ask (no read model). */
+    private final ReferenceCheck referenceCheck;
+    private final Command[] referenced;
+    /** Ring sequences: the last event handled, the last of the batch under way, the last one checked. */
+    private long lastSequence = -1;
+    private long batchLastSequence = -1;
+    private long checkedThrough = -1;
     private final PipelineHealth health;
     private final StageMeters meters;
     private long batchStartNs;
     private long oldestReceivedNs;
     private int batchCommands;
 
-    JournalHandler(final Journal journal, final PipelineHealth health, final StageMeters meters, final StageHandoff handoff)
+    JournalHandler(
+        final Journal journal, final RingBuffer<LedgerEvent> ring, final ReferenceCheck referenceCheck, final PipelineHealth health,
+        final StageMeters meters, final StageHandoff handoff)
     {
         super(handoff);
         this.journal = journal;
+        this.ring = ring;
+        this.referenceCheck = referenceCheck;
+        this.referenced = referenceCheck == null ? null : new Command[ring.getBufferSize()];
         this.health = health;
         this.meters = meters;
     }
@@ -34,11 +58,17 @@ final class JournalHandler extends HandingOffStage
         batchStartNs = System.nanoTime();
         oldestReceivedNs = 0;
         batchCommands = 0;
+        batchLastSequence = lastSequence + batchSize;
     }
 
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
+        lastSequence = sequence;
+        if (referenceCheck != null && sequence > checkedThrough && hasReference(event))
+        {
+            checkReferences(sequence);
+        }
         if (event.kind == EventKind.COMMAND)
         {
             batchCommands++;
@@ -83,6 +113,65 @@ final class JournalHandler extends HandingOffStage
         if (endOfBatch)
         {
             handoff.release(sequence);   // journaled (forced, in sync mode): the business thread may go on
+        }
+    }
+
+    private static boolean hasReference(final LedgerEvent event)
+    {
+        return event.kind == EventKind.COMMAND && event.command.type == CommandType.TRANSFER && event.command.hasReference();
+    }
+
+    /**
+     * Asks the store about every referenced transfer from {@code from} to the end of the batch, in one round trip,
+     * before any of them is journaled. Retried for {@link #REFERENCE_CHECK_PATIENCE_NS}; past that (PostgreSQL down:
+     * the gateway sheds writes once the writer lags anyway) the batch is journaled unmarked and only the writer's
+     * UNIQUE constraint stands behind an old reference, as before the check existed.
+     */
+    private void checkReferences(final long from)
+    {
+        int count = 0;
+        for (long s = from; s <= batchLastSequence; s++)
+        {
+            final LedgerEvent next = ring.get(s);
+            if (hasReference(next))
+            {
+                referenced[count++] = next.command;
+            }
+        }
+        checkedThrough = batchLastSequence;
+        final long giveUpNs = System.nanoTime() + REFERENCE_CHECK_PATIENCE_NS;
+        long backoffMs = 10;
+        while (true)
+        {
+            try
+            {
+                referenceCheck.markTaken(referenced, count);
+                break;
+            }
+            catch (final Exception ex)
+            {
+                if (System.nanoTime() - giveUpNs >= 0 || health.isHalted())
+                {
+                    LOG.error("reference check failed for {} transfers; journaling them without it", count, ex);
+                    break;
+                }
+                LOG.warn("reference check failed, retrying in {} ms: {}", backoffMs, ex.toString());
+                sleepMs(backoffMs);
+                backoffMs = Math.min(500, backoffMs * 2);
+            }
+        }
+        java.util.Arrays.fill(referenced, 0, count, null);
+    }
+
+    private static void sleepMs(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 }

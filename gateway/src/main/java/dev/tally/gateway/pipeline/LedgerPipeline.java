@@ -53,17 +53,19 @@ public final class LedgerPipeline implements AutoCloseable
         final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
         final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health)
     {
-        this(ledger, journal, responder, unitListener, config, health, StageMeters.NONE);
+        this(ledger, journal, responder, unitListener, config, health, StageMeters.NONE, null);
     }
 
     /**
      * Builds and starts the pipeline, with the stages reporting their batches to {@code meters}.
      *
-     * @param meters receives the journaler's and the business thread's per-batch timings.
+     * @param meters         receives the journaler's and the business thread's per-batch timings.
+     * @param referenceCheck asked by the journaler about references older than the ledger remembers; null for none.
      */
     public LedgerPipeline(
         final Ledger ledger, final Journal journal, final Function<RingBuffer<LedgerEvent>, EventHandler<LedgerEvent>> responder,
-        final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health, final StageMeters meters)
+        final UnitListener unitListener, final PipelineConfig config, final PipelineHealth health, final StageMeters meters,
+        final ReferenceCheck referenceCheck)
     {
         config.validate();
         this.health = health;
@@ -80,7 +82,7 @@ public final class LedgerPipeline implements AutoCloseable
         //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
         final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring), StageHandoff.responder(waitStrategy));
         disruptor
-            .handleEventsWith(new JournalHandler(journal, health, meters, StageHandoff.journaler(waitStrategy)))
+            .handleEventsWith(new JournalHandler(journal, ring, referenceCheck, health, meters, StageHandoff.journaler(waitStrategy)))
             .then(new BusinessHandler(ledger, ring, health, unitListener, meters, StageHandoff.business(waitStrategy)))
             .then(wholeBatches);
         ring.addGatingSequences(wholeBatches.sequence());

@@ -96,7 +96,7 @@ public final class TallyServer implements AutoCloseable
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
         pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
-            health, metrics);
+            health, metrics, readModel == null ? null : new StoredReferenceCheck(readModel.reads()));
         if (snapshotter != null)
         {
             snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));

@@ -73,7 +73,10 @@ public final class Command
     public boolean debitsMustNotExceedCredits = true;
     /** CREATE_ACCOUNT: how far below zero a constrained single-sub-balance account may go. */
     public long overdraftLimitMinor;
-    /** REVERSE_TRANSFER: the transfer reversed; CAPTURE/VOID/MARK_UNKNOWN: the hold (UUIDv7 halves). */
+    /**
+     * REVERSE_TRANSFER: the transfer reversed; CAPTURE/VOID/MARK_UNKNOWN: the hold; TRANSFER with
+     * {@link #referenceTaken}: the transfer that already carries the reference (UUIDv7 halves).
+     */
     public long targetIdHi;
     public long targetIdLo;
     /** CREATE_HOLD: how long the hold lives, in milliseconds of journaled time. */
@@ -84,6 +87,12 @@ public final class Command
     /** TRANSFER: the reference text as ASCII bytes; only the first {@link #referenceLength} count. */
     public final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     public int referenceLength;
+    /**
+     * TRANSFER: the journaler found the reference on a transfer in PostgreSQL (one older than the ledger's
+     * reference window, which the ledger no longer remembers), whose id it put in {@link #targetIdHi} /
+     * {@link #targetIdLo}. Set before the command is journaled, so a replay decides exactly as the first run.
+     */
+    public boolean referenceTaken;
 
     /** @return true when this transfer names a reference. */
     public boolean hasReference()
@@ -140,6 +149,7 @@ public final class Command
         referenceHi = 0;
         referenceLo = 0;
         referenceLength = 0;
+        referenceTaken = false;
         return this;
     }
 
@@ -174,6 +184,7 @@ public final class Command
         referenceHi = other.referenceHi;
         referenceLo = other.referenceLo;
         referenceLength = other.referenceLength;
+        referenceTaken = other.referenceTaken;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
         return this;
     }

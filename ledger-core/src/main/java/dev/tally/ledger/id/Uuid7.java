@@ -71,6 +71,12 @@ public final class Uuid7
         return index <= LedgerLimits.JOURNAL_INDEX_MAX ? index : -1;
     }
 
+    /** @return the journaled time an id's high half was made from, truncated to the millisecond it keeps. */
+    public static long timestampNs(final long hi)
+    {
+        return (hi >>> 16) * 1_000_000L;
+    }
+
     /** @return the kind encoded in an id's high half. */
     public static int kind(final long hi)
     {

@@ -1,5 +1,9 @@
 package dev.tally.perf.load;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -19,6 +23,10 @@ final class BatchResults
     private static final byte[] INDEX = "{\"index\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] STATUS = ",\"status\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] REPLAYED = ",\"replayed\":true".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** Offset of the {@code x} in {@link #INDEX}. */
+    private static final int MARKER_X = 6;
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private byte[] scratch = new byte[64 * 1024];
     private final int[] statuses;
@@ -52,7 +60,7 @@ final class BatchResults
     {
         count = 0;
         int i = 0;
-        while ((i = find(body, i, length, INDEX)) >= 0)
+        while ((i = findResult(body, i, length)) >= 0)
         {
             i += INDEX.length;
             int resultIndex = 0;
@@ -86,18 +94,42 @@ final class BatchResults
         return replayed[index];
     }
 
-    private static int find(final byte[] body, final int from, final int length, final byte[] needle)
+    /**
+     * Finds the next {@code {"index":} from {@code from}. Its {@code x} is the rare byte (no member name and no
+     * UUID, number or time in a result has one), so the search looks for {@code x} eight bytes at a time and
+     * checks the whole marker around each one it finds: the load client scans ~25 KiB per 100-transfer reply.
+     */
+    static int findResult(final byte[] body, final int from, final int length)
     {
-        final byte first = needle[0];
-        final int last = length - needle.length;
-        for (int i = from; i <= last; i++)
+        int i = from + MARKER_X;
+        for (; i + Long.BYTES <= length; i += Long.BYTES)
         {
-            if (body[i] == first && body[i + 1] == needle[1] && startsWith(body, i, length, needle))
+            long found = xBytes((long)WORDS.get(body, i));
+            while (found != 0)
             {
-                return i;
+                final int start = i + (Long.numberOfTrailingZeros(found) >>> 3) - MARKER_X;
+                if (startsWith(body, start, length, INDEX))
+                {
+                    return start;
+                }
+                found &= found - 1;
+            }
+        }
+        for (; i < length; i++)
+        {
+            if (body[i] == 'x' && startsWith(body, i - MARKER_X, length, INDEX))
+            {
+                return i - MARKER_X;
             }
         }
         return -1;
+    }
+
+    /** @return the high bit set in each byte of {@code word} that is {@code 'x'} (exact: no false positives). */
+    private static long xBytes(final long word)
+    {
+        final long v = word ^ 0x7878787878787878L;
+        return ~(((v & 0x7F7F7F7F7F7F7F7FL) + 0x7F7F7F7F7F7F7F7FL) | v | 0x7F7F7F7F7F7F7F7FL);
     }
 
     private static boolean startsWith(final byte[] body, final int at, final int length, final byte[] prefix)

@@ -39,4 +39,45 @@ class BatchResultsTest
         assertEquals(-1, new BatchResults(4).scan(outOfOrder, outOfOrder.length));
         assertEquals(-1, new BatchResults(1).scan(tooMany, tooMany.length));
     }
+
+    @Test
+    void shouldFindTheResultMarkerWhereverItSitsAmongBytesThatLookLikeIt()
+    {
+        final byte[] marker = "{\"index\":".getBytes(StandardCharsets.US_ASCII);
+        final byte[] lookalikes = "xx{\"indexx\":{\"inde\"x{\"index\"".getBytes(StandardCharsets.US_ASCII);
+        final java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 2_000; round++)
+        {
+            final byte[] body = new byte[random.nextInt(80)];
+            for (int i = 0; i < body.length; i++)
+            {
+                body[i] = random.nextInt(4) == 0 ? lookalikes[random.nextInt(lookalikes.length)] : (byte)('a' + random.nextInt(26));
+            }
+            if (random.nextBoolean() && body.length >= marker.length)
+            {
+                System.arraycopy(marker, 0, body, random.nextInt(body.length - marker.length + 1), marker.length);
+            }
+            final int length = random.nextInt(body.length + 1);
+            final int from = random.nextInt(length + 1);
+            assertEquals(naiveFind(body, from, length, marker), BatchResults.findResult(body, from, length),
+                () -> "from " + from + " length " + length + " in " + new String(body, StandardCharsets.US_ASCII));
+        }
+    }
+
+    private static int naiveFind(final byte[] body, final int from, final int length, final byte[] needle)
+    {
+        outer:
+        for (int i = from; i + needle.length <= length; i++)
+        {
+            for (int j = 0; j < needle.length; j++)
+            {
+                if (body[i + j] != needle[j])
+                {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
 }

@@ -33,6 +33,10 @@ public final class LedgerReads
         " t.journal_index, t.created_at FROM transfers t";
     private static final String TRANSFER = TRANSFER_COLUMNS + " WHERE t.id = ? AND t.tenant_id = ?";
     private static final String TRANSFER_BY_REFERENCE = TRANSFER_COLUMNS + " WHERE t.tenant_id = ? AND t.reference = ?";
+    /** One round trip for a whole batch of references, on the (tenant_id, reference) unique index. */
+    private static final String TAKEN_REFERENCES =
+        "SELECT q.i, t.id FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS q(tenant_id, reference, i)" +
+        " JOIN transfers t ON t.tenant_id = q.tenant_id AND t.reference = q.reference";
 
     private final DataSource dataSource;
 
@@ -86,8 +90,8 @@ public final class LedgerReads
     }
 
     /**
-     * @return the tenant's transfer carrying {@code reference}, if any. The gateway's check for references
-     * older than the ledger's in-memory reference window (the ledger answers for newer ones).
+     * @return the tenant's transfer carrying {@code reference}, if any, of any age (the journaler's check before
+     * journaling is {@link #takenReferences}, one query per batch).
      */
     public Optional<TransferRow> transferByReference(final long tenantId, final String reference) throws SQLException
     {
@@ -96,6 +100,37 @@ public final class LedgerReads
             s.setLong(1, tenantId);
             s.setString(2, reference);
             return one(s);
+        }
+    }
+
+    /**
+     * Which of {@code count} (tenant, reference) pairs already name a transfer: the journaler's check for
+     * references older than the ledger's window, one query for a whole pipeline batch.
+     *
+     * @param transferIds receives, at each pair's position, the id of the transfer carrying it, or null.
+     * @param timeoutSeconds statement timeout (0 = none).
+     */
+    public void takenReferences(final long[] tenantIds, final String[] references, final int count, final UUID[] transferIds,
+        final int timeoutSeconds) throws SQLException
+    {
+        final Long[] tenants = new Long[count];
+        for (int i = 0; i < count; i++)
+        {
+            tenants[i] = tenantIds[i];
+            transferIds[i] = null;
+        }
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(TAKEN_REFERENCES))
+        {
+            s.setQueryTimeout(timeoutSeconds);
+            s.setArray(1, c.createArrayOf("bigint", tenants));
+            s.setArray(2, c.createArrayOf("text", java.util.Arrays.copyOf(references, count)));
+            try (ResultSet rs = s.executeQuery())
+            {
+                while (rs.next())
+                {
+                    transferIds[(int)rs.getLong(1) - 1] = rs.getObject(2, UUID.class);
+                }
+            }
         }
     }
 
