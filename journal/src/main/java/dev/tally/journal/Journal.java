@@ -26,7 +26,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  journaler thread (one Disruptor handler)
  *    for each event:   stampAndAppend(command, clockNs)   index = last + 1, time = max(clock, last time)
  *    on endOfBatch:    endOfBatch()                       SYNC: one fdatasync for the whole batch
- *    replies may leave for every index <= durableIndex()
+ *    replies may leave for every index <= durableIndex() (the pipeline: once the stage releases the batch)
  * </pre>
  *
  * <p>On {@link #open(JournalConfig)} the tail is checked: the sequence continues after the last good
@@ -233,6 +233,12 @@ public final class Journal implements AutoCloseable
         return config.durability();
     }
 
+    /** @return {@link JournalConfig#asyncForceIntervalMs()}: how often an {@code ASYNC} journal forces, at most. */
+    public long asyncForceIntervalMs()
+    {
+        return config.asyncForceIntervalMs();
+    }
+
     public Path directory()
     {
         return config.directory();
@@ -322,7 +328,7 @@ public final class Journal implements AutoCloseable
             {
                 throw new JournalCorruptedException(
                     "intact records follow an unreadable one (not a crash artefact); " +
-                    "refusing to cut them without truncateAfterCorruption", tail);
+                    "refusing to cut them without truncateAfterCorruption (tally serve --truncate-journal-after-corruption)", tail);
             }
         }
         final int length = markerCodec.encode(

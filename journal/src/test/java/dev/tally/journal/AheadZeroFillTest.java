@@ -91,9 +91,9 @@ class AheadZeroFillTest
     }
 
     @Test
-    void shouldFillNothingInAsyncModeOrWhenOff()
+    void shouldFillNothingBeforeTheFirstAsyncForceNorWhenOff()
     {
-        for (final JournalConfig config : List.of(JournalConfig.of(dir.resolve("async"), Durability.ASYNC),
+        for (final JournalConfig config : List.of(JournalConfig.of(dir.resolve("async"), Durability.ASYNC).withAsyncForceIntervalMs(60_000), // no timed force in the test
             JournalConfig.of(dir.resolve("off"), Durability.SYNC).withZeroFillAheadBytes(0)))
         {
             try (Journal journal = Journal.open(config))

@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tally.snapshotter.SnapshotConfig;
 import picocli.CommandLine;
 
 /**
@@ -151,13 +152,19 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
+    @CommandLine.Option(names = "--truncate-journal-after-corruption",
+        description = "Start even when intact journal records follow a corrupt one: cut the journal at the corrupt record " +
+            "(an operator's decision after inspecting it; the cut records are lost).")
+    boolean truncateJournalAfterCorruption;
+
     @Override
     public Integer call() throws Exception
     {
         final ServerConfig config = toConfig();
+        final SnapshotConfig snapshots = snapshotConfig();
         logFormat.apply();
         final CountDownLatch stopped = new CountDownLatch(1);
-        final TallyServer server = new TallyServer(config, snapshotOptions.toConfig());
+        final TallyServer server = new TallyServer(config, snapshots);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             try
@@ -244,6 +251,19 @@ public final class ServeCommand implements Callable<Integer>
         });
     }
 
+    /** The snapshot settings, checked like {@link #toConfig()}'s (exit status 2, naming the flag). */
+    SnapshotConfig snapshotConfig()
+    {
+        try
+        {
+            return snapshotOptions.toConfig();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: " + ex.getMessage(), ex);
+        }
+    }
+
     /**
      * Builds the server configuration, checking every setting.
      *
@@ -265,7 +285,7 @@ public final class ServeCommand implements Callable<Integer>
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel, tls, webhooks());
+                !noReadModel, tls, webhooks(), truncateJournalAfterCorruption);
         }
         catch (final IllegalArgumentException ex)
         {

@@ -27,6 +27,19 @@ public final class SnapshotOptions
     /** @return the validated snapshot configuration. */
     public SnapshotConfig toConfig()
     {
+        // the flags' own names, so that `tally serve` reports them like every other setting (exit 2)
+        if (everyCommands < 1)
+        {
+            throw new IllegalArgumentException("--snapshot-every-commands must be >= 1, was " + everyCommands);
+        }
+        if (intervalMs < 1)
+        {
+            throw new IllegalArgumentException("--snapshot-interval-ms must be >= 1, was " + intervalMs);
+        }
+        if (retention.retainCount < 1)
+        {
+            throw new IllegalArgumentException("--snapshots-retained must be >= 1, was " + retention.retainCount);
+        }
         return new SnapshotConfig(!disabled, everyCommands, intervalMs, retention.retainCount, !noSnapshotAtStop);
     }
 }

@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerConfig;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.verify.Verifier;
@@ -48,7 +49,9 @@ public final class VerifyCommand implements Callable<Integer>
         {
             // The comparison is meaningful once the writer has caught up: feed it, as a server start would,
             // the effects of every journaled command past its watermark, then compare.
-            final LedgerWriter writer = LedgerWriter.create(database, WriterConfig.defaults());
+            final LedgerConfig ledgerConfig = ledgerOptions.toConfig();
+            final LedgerWriter writer = LedgerWriter.create(database,
+                WriterConfig.defaults().withExpiriesPerTickMax(ledgerConfig.expiriesPerTickMax()));
             final long watermarkBefore = writer.watermark();
             final EffectRecorder recorder = writer.createRecorder(watermarkBefore);
             writer.start();
@@ -58,7 +61,7 @@ public final class VerifyCommand implements Callable<Integer>
                 {
                     final RecoveredLedger recovered = LedgerRecovery.recover(
                         source.snapshots(), reader::replay,
-                        ledgerOptions.toConfig(), watermarkBefore, (replayed, command) ->
+                        ledgerConfig, watermarkBefore, (replayed, command) ->
                         {
                             if (replayed.isUnitComplete())
                             {

@@ -17,6 +17,18 @@ final class ControlCommand
     /** @return false when the pipeline is halted or the ring is full: nothing was published. */
     static boolean tryPublish(final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final CommandType type)
     {
+        return tryPublish(ring, health, EventKind.COMMAND, type);
+    }
+
+    /** Publishes an event of {@code kind} without a command (a {@link EventKind#FORCE_CHECK}), unless halted or full. */
+    static boolean tryPublish(final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final EventKind kind)
+    {
+        return tryPublish(ring, health, kind, null);
+    }
+
+    private static boolean tryPublish(
+        final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final EventKind kind, final CommandType type)
+    {
         if (health.isHalted())
         {
             return false;
@@ -26,7 +38,11 @@ final class ControlCommand
             final long sequence = ring.tryNext();
             try
             {
-                ring.get(sequence).reset(EventKind.COMMAND).command.type = type;
+                final LedgerEvent event = ring.get(sequence).reset(kind);
+                if (type != null)
+                {
+                    event.command.type = type;
+                }
             }
             finally
             {

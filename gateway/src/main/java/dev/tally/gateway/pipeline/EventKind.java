@@ -14,5 +14,11 @@ public enum EventKind
      * only so that the responder writes it in request order behind earlier requests of the same
      * connection (HTTP/1.1 pipelining). Not journaled, not applied.
      */
-    IMMEDIATE_REPLY
+    IMMEDIATE_REPLY,
+    /**
+     * Nothing but a batch end for the journaler, published every half force interval under {@code async}, so
+     * that its timed force runs when appends stop as well (otherwise it would wait for the next tick, 1 s by
+     * default). Not journaled, not applied, no reply.
+     */
+    FORCE_CHECK
 }

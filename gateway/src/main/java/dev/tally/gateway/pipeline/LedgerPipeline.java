@@ -6,6 +6,7 @@ import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
+import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.Ledger;
@@ -89,7 +90,17 @@ public final class LedgerPipeline implements AutoCloseable
 
         // 4. Start the threads, then the ticks that drive journaled time.
         disruptor.start();
-        ticker = new TickPublisher(ring, health, config.tickIntervalMs());
+        ticker = new TickPublisher(ring, health, config.tickIntervalMs(), forceCheckIntervalMs(journal));
+    }
+
+    /**
+     * Under {@code async} with a force interval, half of it: the journaler's timed force then runs at most about
+     * 1.5 intervals after an append, even when nothing follows it. 0 (no checks) otherwise.
+     */
+    static long forceCheckIntervalMs(final Journal journal)
+    {
+        final long intervalMs = journal.asyncForceIntervalMs();
+        return journal.durability() == Durability.ASYNC && intervalMs > 0 ? Math.max(1, intervalMs / 2) : 0;
     }
 
     /** @return the ring the gateway publishes into. */

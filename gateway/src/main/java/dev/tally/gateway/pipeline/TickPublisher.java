@@ -17,7 +17,8 @@ final class TickPublisher implements AutoCloseable
     private final PipelineHealth health;
     private final ScheduledExecutorService scheduler;
 
-    TickPublisher(final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final long intervalMs)
+    /** @param forceCheckIntervalMs how often to publish a {@link EventKind#FORCE_CHECK}; 0 for never. */
+    TickPublisher(final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final long intervalMs, final long forceCheckIntervalMs)
     {
         this.ring = ring;
         this.health = health;
@@ -28,6 +29,11 @@ final class TickPublisher implements AutoCloseable
             return thread;
         });
         scheduler.scheduleAtFixedRate(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        if (forceCheckIntervalMs > 0)
+        {
+            scheduler.scheduleAtFixedRate(() -> ControlCommand.tryPublish(ring, health, EventKind.FORCE_CHECK),
+                forceCheckIntervalMs, forceCheckIntervalMs, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void tick()

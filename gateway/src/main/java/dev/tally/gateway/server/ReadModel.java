@@ -42,7 +42,7 @@ public final class ReadModel implements AutoCloseable
             final int migrations = database.migrate();
             LOG.info("PostgreSQL read model at {} ({} migrations applied)", embedded != null ? "embedded " +
                 embedded.dataDirectory() : "an external cluster", migrations);
-            return new ReadModel(embedded, database);
+            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()));
         }
         catch (final RuntimeException ex)
         {
@@ -54,11 +54,11 @@ public final class ReadModel implements AutoCloseable
         }
     }
 
-    private ReadModel(final EmbeddedDatabase embedded, final Database database)
+    private ReadModel(final EmbeddedDatabase embedded, final Database database, final WriterConfig writerConfig)
     {
         this.embedded = embedded;
         this.database = database;
-        writer = LedgerWriter.create(database, WriterConfig.defaults());
+        writer = LedgerWriter.create(database, writerConfig);
         // Effects of commands at or below the watermark are already in PostgreSQL; replay skips them.
         recorder = writer.createRecorder(writer.watermark());
         writer.requireReplayableFrom(0);

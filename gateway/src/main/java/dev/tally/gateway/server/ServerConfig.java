@@ -26,6 +26,8 @@ import java.nio.file.Path;
  * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
  * @param tls        the TLS context of the HTTP port, or null for plain HTTP.
  * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
+ * @param truncateJournalAfterCorruption an operator's decision to cut the journal at a corrupt record that
+ *                   intact records follow (docs/JOURNAL.md, "Open, torn tails and recovery"); false refuses to start.
  */
 public record ServerConfig(
     String host,
@@ -40,7 +42,8 @@ public record ServerConfig(
     String dbUrl,
     boolean persistence,
     SslContext tls,
-    RelayConfig webhooks)
+    RelayConfig webhooks,
+    boolean truncateJournalAfterCorruption)
 {
     public ServerConfig
     {
@@ -60,6 +63,15 @@ public record ServerConfig(
         {
             throw new IllegalArgumentException("webhooks are delivered from the PostgreSQL outbox: --webhook-url needs the read model");
         }
+    }
+
+    /** Without the operator's journal cut. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
+        final boolean persistence, final SslContext tls, final RelayConfig webhooks)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, false);
     }
 
     /** Plain HTTP, no webhooks. */
@@ -83,14 +95,21 @@ public record ServerConfig(
     public ServerConfig withTls(final SslContext tls)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks);
+            webhooks, truncateJournalAfterCorruption);
     }
 
     /** @return this configuration delivering the outbox to {@code webhooks}. */
     public ServerConfig withWebhooks(final RelayConfig webhooks)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks);
+            webhooks, truncateJournalAfterCorruption);
+    }
+
+    /** @return this configuration cutting the journal at a corrupt record that intact ones follow, if {@code truncate}. */
+    public ServerConfig withTruncateJournalAfterCorruption(final boolean truncate)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks, truncate);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

@@ -129,6 +129,14 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldCutTheJournalAtCorruptionOnlyWhenTheOperatorSaysSo()
+    {
+        assertFalse(parse(Map.of(), "serve", "--api-key", KEY).toConfig().truncateJournalAfterCorruption());
+        assertTrue(parse(Map.of(), "serve", "--api-key", KEY, "--truncate-journal-after-corruption").toConfig()
+            .truncateJournalAfterCorruption());
+    }
+
+    @Test
     void shouldExitWithStatus2WhenTheConfigFileIsMissing()
     {
         final Run run = run(Map.of(), "serve", "--config", dir.resolve("absent.properties").toString(), "--api-key", KEY);
@@ -157,6 +165,9 @@ class SettingSourcesTest
             {"--rate-limit-per-tenant", "ten/s", "--rate-limit-per-tenant must be N or N/s"},
             {"--rate-limit-per-tenant", "-5/s", "--rate-limit-per-tenant must be 0"},
             {"--tls-cert", "/absent/cert.pem", "--tls-cert and --tls-key go together"},
+            {"--snapshot-every-commands", "0", "--snapshot-every-commands must be >= 1"},
+            {"--snapshot-interval-ms", "0", "--snapshot-interval-ms must be >= 1"},
+            {"--snapshots-retained", "0", "--snapshots-retained must be >= 1"},
         };
         for (final String[] setting : invalid)
         {

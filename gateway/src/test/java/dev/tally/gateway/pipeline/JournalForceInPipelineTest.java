@@ -12,6 +12,7 @@ import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.command.CommandType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,27 @@ class JournalForceInPipelineTest
             whileTicking(journal, () -> assertTrue(awaitForced(journal, 20),
                 "async appends were never forced: forced " + journal.forcedIndex() + " of " + journal.lastIndex()));
             assertTrue(journal.forcedIndex() <= journal.lastIndex(), "never past the appends");
+        }
+    }
+
+    @Test
+    void shouldForceTheLastAsyncAppendsWhenNothingFollowsThem() throws InterruptedException
+    {
+        // ticks a minute apart: after the one command below, no command ends a batch; the force checks must
+        final JournalConfig config = JournalConfig.of(dir, Durability.ASYNC).withAsyncForceIntervalMs(1_000);
+        try (Journal journal = Journal.open(config))
+        {
+            final EventHandler<LedgerEvent> noReplies = (event, sequence, endOfBatch) -> { };
+            try (LedgerPipeline pipeline = new LedgerPipeline(new Ledger(LedgerConfig.small()), journal, ring -> noReplies,
+                UnitListener.NONE, new LedgerPipeline.PipelineConfig(LedgerPipeline.RING_SIZE_DEFAULT, WaitStrategyName.WAKING, 60_000),
+                new PipelineHealth()))
+            {
+                assertTrue(ControlCommand.tryPublish(pipeline.ring(), pipeline.health(), CommandType.TICK));
+                awaitAppended(journal, 1);
+                assertEquals(0, journal.forcedIndex(), "appended well inside the first interval: not forced yet");
+                assertTrue(awaitForced(journal, 1), "the last append was never forced: " + journal.forcedIndex());
+                assertFalse(pipeline.health().isHalted());
+            }
         }
     }
 

@@ -94,6 +94,13 @@ public record WriterConfig(
     }
 
     /** @return a copy with other waits. */
+    /** The same, sized for a ledger that expires up to {@code expiriesPerTickMax} items of each kind per tick. */
+    public WriterConfig withExpiriesPerTickMax(final int expiriesPerTickMax)
+    {
+        return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
+            retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
+    }
+
     public WriterConfig withWaits(final long ringFullWaitMaxMs, final long retryBackoffMinMs, final long retryBackoffMaxMs)
     {
         return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
