@@ -17,8 +17,10 @@ for i in $(seq 1 "$R"); do
     java -Dchronicle.analytics.disable=true -cp "$jar" dev.tally.perf.load.LoadMain bench --durability "$D" --scenario "$SC" \
       --accounts 100000 --connections "$CO" --seconds 12 --warmup-seconds 4 --retention-ms 60000 --keys-max 8000000 > "$log" 2>&1 &
     sleep 13
-    pid=$(pgrep -f "LoadMain bench" | tail -1)
-    a=$(awk '/^write_bytes/ {print $2}' "/proc/$pid/io"); sleep 5; b=$(awk '/^write_bytes/ {print $2}' "/proc/$pid/io")
+    # the bench runs again in a child JVM with the --add-opens Chronicle needs: that child does the work
+    pid=$(pgrep -f "add-opens.*LoadMain bench" | tail -1 || true)
+    a=$(awk '/^write_bytes/ {print $2}' "/proc/$pid/io" 2>/dev/null || echo 0); sleep 5
+    b=$(awk '/^write_bytes/ {print $2}' "/proc/$pid/io" 2>/dev/null || echo 0)
     wait
     echo "$(basename "$jar") $D $SC run$i: $(grep -o 'tps=[0-9]* p50_us=[0-9]* p99_us=[0-9]* p999_us=[0-9]*' "$log") |" \
       "$(awk '/^ +journaler/ {print "journaler us/req", $4, "kernel", $5}' "$log") |" \

@@ -44,7 +44,7 @@ import org.agrona.MutableDirectBuffer;
  *    136    8  referenceHi                i64
  *    144    8  referenceLo                i64
  *    152    4  subBalances                i32
- *    156    1  flags                      u8   bit 0 atomic, bit 1 debitsMustNotExceedCredits, bit 2 referenceTaken
+ *    156    1  flags                      u8   bit 0 atomic, bit 1 debitsMustNotExceedCredits, bit 2 referenceTaken, bit 3 referenceUnchecked
  *    157    1  referenceLength            u8   0..{@link LedgerLimits#REFERENCE_LENGTH_MAX}
  *    158    n  reference                  n = referenceLength ASCII bytes
  *  158+n    4  crc32c                     over bytes [0, 158+n)
@@ -90,6 +90,8 @@ public final class CommandCodec
     static final int FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS = 1 << 1;
     /** Added within version 1: records written before it never set the bit, and read it as false. */
     static final int FLAG_REFERENCE_TAKEN = 1 << 2;
+    /** Added within version 1, like {@link #FLAG_REFERENCE_TAKEN}. */
+    static final int FLAG_REFERENCE_UNCHECKED = 1 << 3;
 
     /** Bytes of a record whose reference is empty: everything but the reference text. */
     public static final int FIXED_LENGTH = REFERENCE_OFFSET + RecordHeader.CHECKSUM_SIZE;
@@ -223,6 +225,7 @@ public final class CommandCodec
         command.atomic = (flags & FLAG_ATOMIC) != 0;
         command.debitsMustNotExceedCredits = (flags & FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS) != 0;
         command.referenceTaken = (flags & FLAG_REFERENCE_TAKEN) != 0;
+        command.referenceUnchecked = (flags & FLAG_REFERENCE_UNCHECKED) != 0;
         command.referenceLength = referenceLength;
         buffer.getBytes(offset + REFERENCE_OFFSET, command.reference, 0, referenceLength);
         return DecodeStatus.OK;
@@ -248,6 +251,10 @@ public final class CommandCodec
         if (command.referenceTaken)
         {
             flags |= FLAG_REFERENCE_TAKEN;
+        }
+        if (command.referenceUnchecked)
+        {
+            flags |= FLAG_REFERENCE_UNCHECKED;
         }
         return (byte)flags;
     }

@@ -184,8 +184,8 @@ public final class Journal implements AutoCloseable
     /**
      * The group-commit hook for the Disruptor handler's {@code endOfBatch}: same as {@link #flush()}, and under
      * {@link Durability#ASYNC} a force once {@link JournalConfig#asyncForceIntervalMs()} has passed since the
-     * last one, so that a power loss takes back at most that much (the ticker's journaled ticks bring a batch
-     * end at least every tick interval, idle or not).
+     * last one (the pipeline brings a batch end at least every half interval, a {@code FORCE_CHECK}, so that a
+     * power loss takes back at most about 1.5 intervals, idle or not).
      */
     public void endOfBatch()
     {

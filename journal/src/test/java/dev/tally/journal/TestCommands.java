@@ -41,6 +41,7 @@ final class TestCommands
         command.subBalances = random.nextInt();
         command.debitsMustNotExceedCredits = random.nextBoolean();
         command.referenceTaken = random.nextBoolean();
+        command.referenceUnchecked = random.nextBoolean();
         command.overdraftLimitMinor = random.nextLong();
         command.targetIdHi = random.nextLong();
         command.targetIdLo = random.nextLong();
@@ -100,6 +101,7 @@ final class TestCommands
         assertEquals(expected.subBalances, actual.subBalances, "subBalances");
         assertEquals(expected.debitsMustNotExceedCredits, actual.debitsMustNotExceedCredits, "debitsMustNotExceedCredits");
         assertEquals(expected.referenceTaken, actual.referenceTaken, "referenceTaken");
+        assertEquals(expected.referenceUnchecked, actual.referenceUnchecked, "referenceUnchecked");
         assertEquals(expected.overdraftLimitMinor, actual.overdraftLimitMinor, "overdraftLimitMinor");
         assertEquals(expected.targetIdHi, actual.targetIdHi, "targetIdHi");
         assertEquals(expected.targetIdLo, actual.targetIdLo, "targetIdLo");

@@ -136,6 +136,11 @@ final class Postings
                 r.extraTimestampNs = Uuid7.timestampNs(c.targetIdHi);
                 return;
             }
+            if (c.referenceUnchecked)
+            {
+                r.code = ResultCode.REFERENCE_CHECK_UNAVAILABLE; // not stored: a retry is decided afresh
+                return;
+            }
             if (!references.hasRoom())
             {
                 r.code = ResultCode.CAPACITY_EXCEEDED;

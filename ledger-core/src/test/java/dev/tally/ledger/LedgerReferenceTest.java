@@ -112,6 +112,27 @@ class LedgerReferenceTest
     }
 
     @Test
+    void shouldRefuseAnUncheckedReferenceForNowUnlessItRemembersItTaken()
+    {
+        final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        final Command remembered = cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42");
+        remembered.referenceUnchecked = true;
+        final Result duplicate = d.apply(remembered);
+        assertEquals(ResultCode.DUPLICATE_REFERENCE, duplicate.code, "what the ledger remembers needs no store");
+        assertEquals(first.originIndex, duplicate.extra);
+
+        final long business = d.businessDigest();
+        final Command unchecked = cmd.transfer("pay-3", ALICE, BOB, 700, "INV-43");
+        unchecked.referenceUnchecked = true;
+        assertEquals(ResultCode.REFERENCE_CHECK_UNAVAILABLE, d.apply(unchecked).code);
+        assertEquals(business, d.businessDigest(), "nothing moved");
+
+        final Command retried = cmd.resend(unchecked);
+        retried.referenceUnchecked = false; // the store answered this time
+        assertEquals(ResultCode.OK, d.apply(retried).code, "not stored: the retry is decided afresh");
+    }
+
+    @Test
     void shouldNotTakeReferenceWhenTransferIsRejected()
     {
         assertEquals(ResultCode.INSUFFICIENT_FUNDS, d.apply(cmd.transfer("pay-1", BOB, ALICE, 5, "INV-9")).code);

@@ -515,6 +515,10 @@ final class ReferenceModel
             e.extra = Math.max(0, dev.tally.ledger.id.Uuid7.journalIndex(c.targetIdHi, c.targetIdLo));
             return e;
         }
+        if (hasReference && c.referenceUnchecked)
+        {
+            return new Evaluation(ResultCode.REFERENCE_CHECK_UNAVAILABLE);
+        }
         if (!debit.canDraw(c.amountMinor))
         {
             return new Evaluation(ResultCode.INSUFFICIENT_FUNDS);

@@ -70,7 +70,8 @@ public enum ProblemType
     LINKED_OPERATION_FAILED("linked-operation-failed", "Linked operation failed", 422),
     INVALID_COMMAND("invalid-command", "Invalid command", 400),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", "Idempotency-Key reused", 422),
-    CAPACITY_EXCEEDED("capacity-exceeded", "Capacity exceeded", 503);
+    CAPACITY_EXCEEDED("capacity-exceeded", "Capacity exceeded", 503),
+    REFERENCE_CHECK_UNAVAILABLE("reference-check-unavailable", "Reference check unavailable", 503);
 
     /** Every type URI starts with this; the slug follows. */
     public static final String URI_PREFIX = "https://tally.dev/problems/";
@@ -138,6 +139,7 @@ public enum ProblemType
             case INVALID_COMMAND: return INVALID_COMMAND;
             case KEY_REUSED: return IDEMPOTENCY_KEY_REUSED;
             case CAPACITY_EXCEEDED: return CAPACITY_EXCEEDED;
+            case REFERENCE_CHECK_UNAVAILABLE: return REFERENCE_CHECK_UNAVAILABLE;
             default: throw new IllegalArgumentException("not a rejection: " + code);
         }
     }

@@ -322,6 +322,8 @@ public final class ResponseRenderer
             case INVALID_COMMAND: return "the ledger rejected the command as invalid";
             case IDEMPOTENCY_KEY_REUSED: return "this Idempotency-Key was already used with a different request";
             case CAPACITY_EXCEEDED: return "a capacity limit of the ledger is reached; retry later";
+            case REFERENCE_CHECK_UNAVAILABLE:
+                return "the reference could not be checked against older transfers (their store is unavailable); retry later";
             default: return type.title();
         }
     }

@@ -14,15 +14,18 @@ import org.slf4j.LoggerFactory;
  * it to the journal. At the end of each Disruptor batch the journal is flushed (in {@code sync} mode,
  * forced to stable storage): one force per batch is the group commit that makes {@code sync} affordable.
  * In {@code async} mode the batch end forces once {@code asyncForceIntervalMs} has passed since the last
- * force (the ticks end a batch at least every tick interval, so an idle journal is forced too).
+ * force ({@link EventKind#FORCE_CHECK} slots end a batch every half interval, so the last appends are forced
+ * too). With a {@link ReferenceCheck}, referenced transfers are checked against older references first.
  * The business thread only sees a command after this handler's sequence has passed it, so nothing is
  * applied, and no reply leaves, before its command is in the journal.
  */
 final class JournalHandler extends HandingOffStage
 {
     private static final Logger LOG = LoggerFactory.getLogger(JournalHandler.class);
-    /** How long the reference check is retried before the batch is journaled without it. */
-    private static final long REFERENCE_CHECK_PATIENCE_NS = TimeUnit.SECONDS.toNanos(5);
+    /** After a failed reference check, how long referenced transfers are refused without asking: doubling from ... */
+    static final long REFERENCE_CHECK_PAUSE_MIN_NS = TimeUnit.SECONDS.toNanos(1);
+    /** ... to this, so that a store that hangs costs the whole pipeline one timeout per pause at most. */
+    static final long REFERENCE_CHECK_PAUSE_MAX_NS = TimeUnit.SECONDS.toNanos(30);
 
     private final Journal journal;
     private final RingBuffer<LedgerEvent> ring;
@@ -33,6 +36,8 @@ final class JournalHandler extends HandingOffStage
     private long lastSequence = -1;
     private long batchLastSequence = -1;
     private long checkedThrough = -1;
+    private long checkPausedUntilNs = System.nanoTime();
+    private long checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
     private final PipelineHealth health;
     private final StageMeters meters;
     private long batchStartNs;
@@ -123,9 +128,11 @@ final class JournalHandler extends HandingOffStage
 
     /**
      * Asks the store about every referenced transfer from {@code from} to the end of the batch, in one round trip,
-     * before any of them is journaled. Retried for {@link #REFERENCE_CHECK_PATIENCE_NS}; past that (PostgreSQL down:
-     * the gateway sheds writes once the writer lags anyway) the batch is journaled unmarked and only the writer's
-     * UNIQUE constraint stands behind an old reference, as before the check existed.
+     * before any of them is journaled. When it cannot answer, those transfers are journaled as unchecked (the
+     * ledger refuses them with 503 {@code reference-check-unavailable}, not stored: a retry is decided afresh),
+     * and so are the referenced transfers of the following pause (1 s, doubling to 30 s while it keeps failing),
+     * without asking: a store that is down or hangs never stalls the pipeline for more than one attempt per pause,
+     * and never lets an old reference through to the writer's UNIQUE constraint.
      */
     private void checkReferences(final long from)
     {
@@ -139,39 +146,34 @@ final class JournalHandler extends HandingOffStage
             }
         }
         checkedThrough = batchLastSequence;
-        final long giveUpNs = System.nanoTime() + REFERENCE_CHECK_PATIENCE_NS;
-        long backoffMs = 10;
-        while (true)
+        if (System.nanoTime() - checkPausedUntilNs < 0)
+        {
+            markUnchecked(count);
+        }
+        else
         {
             try
             {
                 referenceCheck.markTaken(referenced, count);
-                break;
+                checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
             }
             catch (final Exception ex)
             {
-                if (System.nanoTime() - giveUpNs >= 0 || health.isHalted())
-                {
-                    LOG.error("reference check failed for {} transfers; journaling them without it", count, ex);
-                    break;
-                }
-                LOG.warn("reference check failed, retrying in {} ms: {}", backoffMs, ex.toString());
-                sleepMs(backoffMs);
-                backoffMs = Math.min(500, backoffMs * 2);
+                markUnchecked(count);
+                checkPausedUntilNs = System.nanoTime() + checkPauseNs;
+                LOG.error("reference check failed: transfers with a reference are refused (503 reference-check-unavailable) " +
+                    "for the next {} ms", TimeUnit.NANOSECONDS.toMillis(checkPauseNs), ex);
+                checkPauseNs = Math.min(REFERENCE_CHECK_PAUSE_MAX_NS, 2 * checkPauseNs);
             }
         }
         java.util.Arrays.fill(referenced, 0, count, null);
     }
 
-    private static void sleepMs(final long ms)
+    private void markUnchecked(final int count)
     {
-        try
+        for (int i = 0; i < count; i++)
         {
-            Thread.sleep(ms);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
+            referenced[i].referenceUnchecked = true;
         }
     }
 }

@@ -14,6 +14,8 @@ import io.netty.channel.Channel;
  *  field                 written by             read by
  *  kind, command (body)  gateway I/O thread     journaler, business thread, responder
  *  command index/time    journaler              business thread, responder
+ *  command reference*,   journaler (transfers   business thread (the reference check's answer:
+ *    targetId (TRANSFER)   with a reference)      referenceTaken, referenceUnchecked, the stored id)
  *  result, views         business thread        responder
  *  channel, keepAlive    gateway I/O thread     responder (a batch: on its last slot only)
  *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)

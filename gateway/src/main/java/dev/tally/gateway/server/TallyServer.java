@@ -53,6 +53,8 @@ public final class TallyServer implements AutoCloseable
     private final ReadModelQueries queries;
     private final OutboxRelay relay;
     private final Snapshotter snapshotter;
+    /** The journaler's connection for references older than the ledger remembers; null without a read model. */
+    private final StoredReferenceCheck referenceCheck;
 
     /** A server with the default snapshot schedule (see {@link SnapshotConfig#defaults()}). */
     public TallyServer(final ServerConfig config) throws Exception
@@ -96,8 +98,9 @@ public final class TallyServer implements AutoCloseable
 
         // 4. The pipeline: journaler -> business thread -> responder.
         queries = readModel == null ? null : new ReadModelQueries(readModel);
+        referenceCheck = readModel == null ? null : new StoredReferenceCheck(readModel.database());
         pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
-            health, metrics, readModel == null ? null : new StoredReferenceCheck(readModel.reads()));
+            health, metrics, referenceCheck);
         if (snapshotter != null)
         {
             snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
@@ -179,6 +182,10 @@ public final class TallyServer implements AutoCloseable
             snapshotter.close();
         }
         pipeline.close();
+        if (referenceCheck != null)
+        {
+            referenceCheck.close();   // the journaler has stopped: nothing asks any more
+        }
         http.close();
         if (relay != null)
         {

@@ -36,6 +36,7 @@ import static dev.tally.ledger.result.ResultCode.INVALID_COMMAND;
 import static dev.tally.ledger.result.ResultCode.KEY_REUSED;
 import static dev.tally.ledger.result.ResultCode.LINKED_OPERATION_FAILED;
 import static dev.tally.ledger.result.ResultCode.OK;
+import static dev.tally.ledger.result.ResultCode.REFERENCE_CHECK_UNAVAILABLE;
 import static dev.tally.ledger.result.ResultCode.REVERSAL_EXCEEDS_REMAINING;
 import static dev.tally.ledger.result.ResultCode.SAME_ACCOUNT;
 import static dev.tally.ledger.result.ResultCode.TRANSFER_NOT_FOUND;
@@ -70,7 +71,7 @@ class OpenApiDocumentTest
     private static final Map<CommandType, Set<ResultCode>> LEDGER_OUTCOMES = new EnumMap<>(Map.of(
         CommandType.CREATE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_EXISTS, CAPACITY_EXCEEDED, KEY_REUSED),
         CommandType.TRANSFER, EnumSet.of(OK, INVALID_COMMAND, SAME_ACCOUNT, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH,
-            DUPLICATE_REFERENCE, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED),
+            DUPLICATE_REFERENCE, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, REFERENCE_CHECK_UNAVAILABLE),
         CommandType.REVERSE_TRANSFER, EnumSet.of(OK, TRANSFER_NOT_FOUND, INVALID_COMMAND, CURRENCY_MISMATCH,
             REVERSAL_EXCEEDS_REMAINING, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED),
         CommandType.CREATE_HOLD, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH, INSUFFICIENT_FUNDS,

@@ -193,6 +193,7 @@ class ResponseRendererTest
         expected.put(ResultCode.INVALID_COMMAND, 400);
         expected.put(ResultCode.KEY_REUSED, 422);
         expected.put(ResultCode.CAPACITY_EXCEEDED, 503);
+        expected.put(ResultCode.REFERENCE_CHECK_UNAVAILABLE, 503);
         assertEquals(ResultCode.values().length, expected.size(), "every result code has an expected status");
 
         final Set<ProblemType> types = new HashSet<>();
@@ -218,7 +219,8 @@ class ResponseRendererTest
                 final String json = body.toString(StandardCharsets.UTF_8);
                 assertEquals(expected.get(code), response.status(), code.name());
                 assertEquals(Problem.CONTENT_TYPE, response.contentType());
-                assertEquals(code == ResultCode.CAPACITY_EXCEEDED ? 1 : 0, response.retryAfterSeconds());
+                assertEquals(code == ResultCode.CAPACITY_EXCEEDED || code == ResultCode.REFERENCE_CHECK_UNAVAILABLE ? 1 : 0,
+                    response.retryAfterSeconds());
                 assertTrue(json.startsWith("{\"type\":\"" + type.uri() + "\",\"title\":\"" + type.title() + "\",\"status\":" + type.status()), json);
                 assertValidJson(json);
             }

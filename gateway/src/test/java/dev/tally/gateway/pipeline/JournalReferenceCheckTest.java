@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The journaler asks its {@link ReferenceCheck} about the referenced transfers of a batch before journaling
- * them, once for the whole batch, retries a failed check, and journals the answer: read back from the real
- * journal on disk. (The check here answers from a list; the PostgreSQL one is {@code OldReferenceOverHttpIT}'s.)
+ * them, once for the whole batch, and journals the answer — or, when the check fails, journals them unchecked and
+ * does not ask again for a while: read back from the real journal on disk. (The check here answers from a list; the PostgreSQL one is {@code OldReferenceOverHttpIT}'s.)
  */
 @Timeout(30)
 class JournalReferenceCheckTest
@@ -35,18 +35,19 @@ class JournalReferenceCheckTest
     @TempDir
     Path dir;
 
-    /** Marks references starting with "old-"; fails its first call; records the size of every call. */
+    /** Marks references starting with "old-", or fails while {@link #failing}; records the size of every call. */
     private static final class OldReferences implements ReferenceCheck
     {
         final List<Integer> calls = new ArrayList<>();
+        volatile boolean failing;
 
         @Override
         public void markTaken(final Command[] transfers, final int count) throws Exception
         {
             calls.add(count);
-            if (calls.size() == 1)
+            if (failing)
             {
-                throw new java.sql.SQLException("first call fails");
+                throw new java.sql.SQLException("the store does not answer");
             }
             for (int i = 0; i < count; i++)
             {
@@ -61,10 +62,41 @@ class JournalReferenceCheckTest
     }
 
     @Test
-    void shouldAskOnceABatchRetryAndJournalTheAnswer() throws Exception
+    void shouldAskOnceABatchAndJournalTheAnswer() throws Exception
     {
-        final String[] references = {"old-1", "new-1", null, "old-2", "new-2"};
         final OldReferences check = new OldReferences();
+        final Map<String, Command> journaled = run(check, new String[][] {{"old-1", "new-1", null, "old-2", "new-2"}});
+
+        assertEquals(List.of(4), check.calls, "one call for the batch's four referenced transfers");
+        assertEquals(5, journaled.size());
+        for (final Map.Entry<String, Command> e : journaled.entrySet())
+        {
+            assertEquals(e.getKey().startsWith("old-"), e.getValue().referenceTaken, e.getKey());
+            assertFalse(e.getValue().referenceUnchecked, e.getKey());
+        }
+        assertTrue(journaled.get("old-2").targetIdHi >= 1_000, "the stored transfer's id is journaled with the flag");
+        assertEquals(0, journaled.get("new-1").targetIdHi);
+    }
+
+    @Test
+    void shouldJournalReferencesUncheckedWithoutWaitingWhenTheStoreFails() throws Exception
+    {
+        final OldReferences check = new OldReferences();
+        check.failing = true;
+        final Map<String, Command> journaled = run(check, new String[][] {{"old-1", "new-1", null}, {"old-2", "new-2"}});
+
+        assertEquals(List.of(2), check.calls, "asked once; the next batch, inside the pause after a failure, is not asked");
+        assertEquals(5, journaled.size());
+        for (final Map.Entry<String, Command> e : journaled.entrySet())
+        {
+            assertEquals(!e.getKey().equals("none"), e.getValue().referenceUnchecked, e.getKey());
+            assertFalse(e.getValue().referenceTaken, e.getKey());
+        }
+    }
+
+    /** Publishes each batch (waiting until the one before is journaled), then reads the journal back by reference. */
+    private Map<String, Command> run(final ReferenceCheck check, final String[][] batches) throws Exception
+    {
         final Map<String, Command> journaled = new TreeMap<>();
         try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.SYNC)))
         {
@@ -73,28 +105,25 @@ class JournalReferenceCheckTest
                 UnitListener.NONE, new LedgerPipeline.PipelineConfig(LedgerPipeline.RING_SIZE_DEFAULT, WaitStrategyName.WAKING, 60_000),
                 new PipelineHealth(), StageMeters.NONE, check))
             {
-                publishBatch(pipeline.ring(), references);
-                for (int i = 0; i < 500 && journal.lastIndex() < references.length; i++)
+                long expected = 0;
+                for (final String[] batch : batches)
                 {
-                    Thread.sleep(10);
+                    publishBatch(pipeline.ring(), batch, expected);
+                    expected += batch.length;
+                    for (int i = 0; i < 500 && journal.lastIndex() < expected; i++)
+                    {
+                        Thread.sleep(10);
+                    }
                 }
                 assertFalse(pipeline.health().isHalted());
             }
             journal.replay(0, command -> journaled.put(command.referenceLength == 0 ? "none" :
                 new String(command.reference, 0, command.referenceLength, StandardCharsets.US_ASCII), new Command().copyFrom(command)));
         }
-
-        assertEquals(List.of(4, 4), check.calls, "one call for the batch's four referenced transfers, then one retry");
-        assertEquals(5, journaled.size());
-        for (final Map.Entry<String, Command> e : journaled.entrySet())
-        {
-            assertEquals(e.getKey().startsWith("old-"), e.getValue().referenceTaken, e.getKey());
-        }
-        assertTrue(journaled.get("old-2").targetIdHi >= 1_000, "the stored transfer's id is journaled with the flag");
-        assertEquals(0, journaled.get("new-1").targetIdHi);
+        return journaled;
     }
 
-    private static void publishBatch(final RingBuffer<LedgerEvent> ring, final String[] references)
+    private static void publishBatch(final RingBuffer<LedgerEvent> ring, final String[] references, final long keyBase)
     {
         final Command command = new Command();
         final long last = ring.next(references.length);
@@ -104,7 +133,7 @@ class JournalReferenceCheckTest
             command.reset(CommandType.TRANSFER);
             command.tenantId = 1;
             command.keyHi = 7;
-            command.keyLo = i + 1;
+            command.keyLo = keyBase + i + 1;
             command.batchSize = references.length;
             command.batchPosition = i;
             command.debitAccountId = 1;

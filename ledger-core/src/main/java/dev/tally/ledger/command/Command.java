@@ -93,6 +93,11 @@ public final class Command
      * {@link #targetIdLo}. Set before the command is journaled, so a replay decides exactly as the first run.
      */
     public boolean referenceTaken;
+    /**
+     * TRANSFER: the journaler could not ask the store about the reference (it did not answer), so the ledger may
+     * accept it only if it remembers the reference itself as free — it cannot know that — and refuses it for now.
+     */
+    public boolean referenceUnchecked;
 
     /** @return true when this transfer names a reference. */
     public boolean hasReference()
@@ -150,6 +155,7 @@ public final class Command
         referenceLo = 0;
         referenceLength = 0;
         referenceTaken = false;
+        referenceUnchecked = false;
         return this;
     }
 
@@ -185,6 +191,7 @@ public final class Command
         referenceLo = other.referenceLo;
         referenceLength = other.referenceLength;
         referenceTaken = other.referenceTaken;
+        referenceUnchecked = other.referenceUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
         return this;
     }

@@ -40,7 +40,12 @@ public enum ResultCode
     /** The same idempotency key arrived with a different payload; nothing applied, first result kept. */
     KEY_REUSED(14, false),
     /** A configured maximum (accounts, keys, holds, transfers) is reached; retry later. */
-    CAPACITY_EXCEEDED(15, false);
+    CAPACITY_EXCEEDED(15, false),
+    /**
+     * A transfer's reference could not be checked against the references older than the ledger remembers (their
+     * store did not answer when the journaler asked); nothing applied, retry later.
+     */
+    REFERENCE_CHECK_UNAVAILABLE(16, false);
 
     private static final ResultCode[] BY_CODE = values();
 

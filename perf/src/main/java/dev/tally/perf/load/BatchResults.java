@@ -95,9 +95,10 @@ final class BatchResults
     }
 
     /**
-     * Finds the next {@code {"index":} from {@code from}. Its {@code x} is the rare byte (no member name and no
-     * UUID, number or time in a result has one), so the search looks for {@code x} eight bytes at a time and
-     * checks the whole marker around each one it finds: the load client scans ~25 KiB per 100-transfer reply.
+     * Finds the next {@code {"index":} from {@code from}. Its {@code x} is a rare byte (no UUID, number or time
+     * has one, and few member names or problem texts: {@code existingTransferId}, {@code expiresAt}), so the
+     * search looks for {@code x} eight bytes at a time and checks the whole marker around each one it finds: the
+     * load client scans ~25 KiB per 100-transfer reply.
      */
     static int findResult(final byte[] body, final int from, final int length)
     {

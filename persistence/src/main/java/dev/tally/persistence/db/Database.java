@@ -114,6 +114,19 @@ public final class Database implements AutoCloseable
         return connection;
     }
 
+    /**
+     * Opens a connection outside the pool for a caller that must not wait long, nor for the pool: autocommit,
+     * connect and socket timeouts of {@code timeoutSeconds} (the journaler's reference check).
+     */
+    public Connection openDedicatedConnection(final String applicationName, final int timeoutSeconds) throws SQLException
+    {
+        final Properties properties = connectionProperties();
+        properties.setProperty("ApplicationName", applicationName);
+        properties.setProperty("connectTimeout", Integer.toString(timeoutSeconds));
+        properties.setProperty("socketTimeout", Integer.toString(timeoutSeconds));
+        return DriverManager.getConnection(jdbcUrl, properties);
+    }
+
     @Override
     public void close()
     {

@@ -105,13 +105,14 @@ public final class LedgerReads
 
     /**
      * Which of {@code count} (tenant, reference) pairs already name a transfer: the journaler's check for
-     * references older than the ledger's window, one query for a whole pipeline batch.
+     * references older than the ledger's window, one query for a whole pipeline batch, on the caller's own
+     * connection (it must not wait for the pool; see {@code Database.openDedicatedConnection}).
      *
      * @param transferIds receives, at each pair's position, the id of the transfer carrying it, or null.
      * @param timeoutSeconds statement timeout (0 = none).
      */
-    public void takenReferences(final long[] tenantIds, final String[] references, final int count, final UUID[] transferIds,
-        final int timeoutSeconds) throws SQLException
+    public static void takenReferences(final Connection c, final long[] tenantIds, final String[] references, final int count,
+        final UUID[] transferIds, final int timeoutSeconds) throws SQLException
     {
         final Long[] tenants = new Long[count];
         for (int i = 0; i < count; i++)
@@ -119,7 +120,7 @@ public final class LedgerReads
             tenants[i] = tenantIds[i];
             transferIds[i] = null;
         }
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(TAKEN_REFERENCES))
+        try (PreparedStatement s = c.prepareStatement(TAKEN_REFERENCES))
         {
             s.setQueryTimeout(timeoutSeconds);
             s.setArray(1, c.createArrayOf("bigint", tenants));

@@ -93,7 +93,6 @@ public record WriterConfig(
             retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
     }
 
-    /** @return a copy with other waits. */
     /** The same, sized for a ledger that expires up to {@code expiriesPerTickMax} items of each kind per tick. */
     public WriterConfig withExpiriesPerTickMax(final int expiriesPerTickMax)
     {
@@ -101,6 +100,7 @@ public record WriterConfig(
             retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
     }
 
+    /** @return a copy with other waits. */
     public WriterConfig withWaits(final long ringFullWaitMaxMs, final long retryBackoffMinMs, final long retryBackoffMaxMs)
     {
         return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,

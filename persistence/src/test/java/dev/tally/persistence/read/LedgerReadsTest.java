@@ -141,15 +141,15 @@ class LedgerReadsTest
         final String[] references = {taken, "inv-free", taken, "another-free"};
         final UUID[] ids = {UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID()};
 
-        reads.takenReferences(tenants, references, 4, ids, 5);
+        try (var c = db.openDedicatedConnection("test", 5))
+        {
+            LedgerReads.takenReferences(c, tenants, references, 4, ids, 5);
+        }
 
         assertEquals(null, ids[0], "another tenant's reference is free");
         assertEquals(null, ids[1]);
         assertEquals(LedgerScenario.transferId(invoice), ids[2]);
         assertEquals(null, ids[3]);
-
-        reads.takenReferences(tenants, references, 2, ids, 5);
-        assertEquals(null, ids[1], "only the first count pairs are asked");
     }
 
     @Test
