@@ -62,6 +62,10 @@ final class LoadOptions
     @CommandLine.Option(names = "--client-threads", defaultValue = "1", description = "Client event-loop threads (default: ${DEFAULT-VALUE}).")
     int clientThreads;
 
+    @CommandLine.Option(names = "--references",
+        description = "Every transfer carries a unique reference (the server checks references older than it remembers against PostgreSQL).")
+    boolean references;
+
     @CommandLine.Option(names = "--seed", defaultValue = "42", description = "Seed of the random choices (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -82,7 +86,7 @@ final class LoadOptions
             final Scenario scenario = Scenario.parse(name);
             specs.add(new LoadSpec(scenario, Mode.parse(mode), connections, depth, rate, seconds, warmupSeconds,
                 accounts != null ? accounts : scenario.accountsDefault(), batchSize, hotSubBalances, "constrained".equals(hotDebitAccount),
-                checkSample, drainSeconds, clientThreads, seed));
+                checkSample, drainSeconds, clientThreads, seed, references));
         }
         return specs;
     }

@@ -19,6 +19,7 @@ package dev.tally.perf.load;
  * @param drainSeconds        after the run, how long replies to requests in flight are awaited.
  * @param clientThreads       Netty event-loop threads of the client.
  * @param seed                seed of every random choice (accounts, retries, samples).
+ * @param references          every transfer carries a unique {@code reference} (derived from its key).
  */
 public record LoadSpec(
     Scenario scenario,
@@ -35,7 +36,8 @@ public record LoadSpec(
     int checkSample,
     int drainSeconds,
     int clientThreads,
-    long seed)
+    long seed,
+    boolean references)
 {
     public static final int CONNECTIONS_MAX = 4_096;
     public static final int DEPTH_MAX = 256;
@@ -47,6 +49,16 @@ public record LoadSpec(
     public static final int BATCH_SIZE_MAX = 8_190;
     public static final int SUB_BALANCES_MAX = 64;
     public static final int CLIENT_THREADS_MAX = 16;
+
+    /** Transfers without references. */
+    public LoadSpec(
+        final Scenario scenario, final Mode mode, final int connections, final int depth, final int rateRps, final int seconds,
+        final int warmupSeconds, final int accounts, final int batchSize, final int hotSubBalances, final boolean hotDebitConstrained,
+        final int checkSample, final int drainSeconds, final int clientThreads, final long seed)
+    {
+        this(scenario, mode, connections, depth, rateRps, seconds, warmupSeconds, accounts, batchSize, hotSubBalances,
+            hotDebitConstrained, checkSample, drainSeconds, clientThreads, seed, false);
+    }
 
     /** Checks every limit, with a message that names it. */
     public LoadSpec

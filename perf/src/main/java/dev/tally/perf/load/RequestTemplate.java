@@ -36,6 +36,8 @@ final class RequestTemplate
     private final byte[] singleHead;
     private final byte[] batchHead;
     private final byte[] amountTail;
+    /** {@code ,"reference":"PREFIX} when transfers carry references, else null: the key's sequence completes it. */
+    private final byte[] referenceOpen;
     private final byte[] opOpen;
     private final ByteBuf body = Unpooled.buffer(64 * 1024);
     private final byte[] digits = new byte[20];
@@ -46,13 +48,20 @@ final class RequestTemplate
      * @param keyPrefix the run-unique prefix of every idempotency key.
      * @param amount    the transfer amount in major units, e.g. {@code 1.00}.
      * @param currency  the currency code.
+     * @param references whether each transfer carries the reference {@code PREFIX{keySeq}[.{op}]} (unique per key).
      */
-    RequestTemplate(final String hostPort, final String apiKey, final String keyPrefix, final String amount, final String currency)
+    RequestTemplate(final String hostPort, final String apiKey, final String keyPrefix, final String amount, final String currency,
+        final boolean references)
     {
+        referenceOpen = references ? ascii(",\"reference\":\"" + keyPrefix) : null;
         final String common = "Host: " + hostPort + "\r\nAuthorization: Bearer " + apiKey + "\r\nContent-Type: application/json";
         singleHead = ascii("POST /v1/transfers HTTP/1.1\r\n" + common + "\r\nIdempotency-Key: " + keyPrefix);
         batchHead = ascii("POST /v1/batch HTTP/1.1\r\n" + common);
         amountTail = ascii(",\"amount\":\"" + amount + "\",\"currency\":\"" + currency + "\"}");
+        if (referenceOpen != null && keyPrefix.length() + 20 + 1 + 5 > 64)
+        {
+            throw new IllegalArgumentException("key prefix too long for a reference of at most 64 characters: " + keyPrefix);
+        }
         opOpen = ascii("{\"op\":\"transfer\",\"idempotencyKey\":\"" + keyPrefix);
     }
 
@@ -60,7 +69,7 @@ final class RequestTemplate
     void writeTransfer(final ByteBuf out, final long keySeq, final long debitId, final long creditId)
     {
         body.clear();
-        writeTransferBody(body, debitId, creditId);
+        writeTransferBody(body, debitId, creditId, keySeq, -1);
         out.writeBytes(singleHead);
         writeDecimal(out, keySeq);
         out.writeBytes(CONTENT_LENGTH);
@@ -88,7 +97,7 @@ final class RequestTemplate
         body.writeByte('.');
         writeDecimal(body, op);
         body.writeBytes(OP_BODY);
-        writeTransferBody(body, debitId, creditId);
+        writeTransferBody(body, debitId, creditId, keySeq, op);
         body.writeByte('}');
     }
 
@@ -107,22 +116,40 @@ final class RequestTemplate
     int singleLengthMax()
     {
         return singleHead.length + 20 + CONTENT_LENGTH.length + 10 + END_OF_HEAD.length + DEBIT.length + CREDIT.length + 40 +
-            amountTail.length;
+            referenceLengthMax() + amountTail.length;
     }
 
     /** @return an upper bound of the bytes one batch request of {@code size} transfers takes. */
     int batchLengthMax(final int size)
     {
         return batchHead.length + CONTENT_LENGTH.length + 10 + END_OF_HEAD.length + BATCH_OPEN.length + BATCH_CLOSE.length +
-            size * (opOpen.length + 20 + 1 + 5 + OP_BODY.length + DEBIT.length + CREDIT.length + 40 + amountTail.length + 2);
+            size * (opOpen.length + 20 + 1 + 5 + OP_BODY.length + DEBIT.length + CREDIT.length + 40 + referenceLengthMax() +
+                amountTail.length + 2);
     }
 
-    private void writeTransferBody(final ByteBuf out, final long debitId, final long creditId)
+    private int referenceLengthMax()
+    {
+        return referenceOpen == null ? 0 : referenceOpen.length + 20 + 1 + 5 + 1;
+    }
+
+    /** @param op the operation's position in a batch, or -1 for a single transfer. */
+    private void writeTransferBody(final ByteBuf out, final long debitId, final long creditId, final long keySeq, final int op)
     {
         out.writeBytes(DEBIT);
         writeDecimal(out, debitId);
         out.writeBytes(CREDIT);
         writeDecimal(out, creditId);
+        if (referenceOpen != null)
+        {
+            out.writeBytes(referenceOpen);
+            writeDecimal(out, keySeq);
+            if (op >= 0)
+            {
+                out.writeByte('.');
+                writeDecimal(out, op);
+            }
+            out.writeByte('"');
+        }
         out.writeBytes(amountTail);
     }
 

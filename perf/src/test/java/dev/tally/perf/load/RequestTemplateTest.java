@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class RequestTemplateTest
 {
-    private final RequestTemplate template = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY");
+    private final RequestTemplate template = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", false);
 
     @Test
     void shouldRenderASingleTransferWithAnExactContentLength() throws IOException
@@ -48,6 +48,28 @@ class RequestTemplateTest
             body);
         assertTrue(template.batchLengthMax(2) >= request.length());
         parses(body);
+    }
+
+    @Test
+    void shouldGiveEveryTransferAReferenceMadeOfItsKeyWhenAsked() throws IOException
+    {
+        final RequestTemplate referenced = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true);
+        final ByteBuf single = Unpooled.buffer();
+        referenced.writeTransfer(single, 1234, 5, 6);
+        final String request = single.toString(StandardCharsets.US_ASCII);
+        assertEquals("{\"debitAccountId\":5,\"creditAccountId\":6,\"reference\":\"Lx-1234\",\"amount\":\"1.00\",\"currency\":\"TRY\"}",
+            body(request));
+        assertTrue(referenced.singleLengthMax() >= request.length());
+
+        referenced.startBatch();
+        referenced.addBatchTransfer(7, 0, 1, 2);
+        referenced.addBatchTransfer(Long.MAX_VALUE, 8_189, 1, 2);
+        final ByteBuf batch = Unpooled.buffer();
+        referenced.finishBatch(batch);
+        final String batchRequest = batch.toString(StandardCharsets.US_ASCII);
+        assertTrue(body(batchRequest).contains("\"reference\":\"Lx-" + Long.MAX_VALUE + ".8189\","), batchRequest);
+        assertTrue(referenced.batchLengthMax(2) >= batchRequest.length());
+        parses(body(batchRequest));
     }
 
     /** @return the body, after checking that Content-Length counts exactly its bytes. */
