@@ -30,8 +30,12 @@ public final class ReplayCommand implements Callable<Integer>
     @CommandLine.Option(names = "--format", defaultValue = "text", description = "text, json or csv (default: ${DEFAULT-VALUE}).")
     String format;
 
-    @CommandLine.Option(names = "--accounts", description = "Also print every account's balances.")
+    @CommandLine.Option(names = "--accounts", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Print every account's balances (the default; --no-accounts prints the hash and totals only).")
     boolean accounts;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
@@ -42,6 +46,10 @@ public final class ReplayCommand implements Callable<Integer>
     @Override
     public Integer call() throws java.io.IOException
     {
+        if (!java.util.List.of("text", "json", "csv").contains(format))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: --format must be text, json or csv, was " + format);
+        }
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))
@@ -98,6 +106,11 @@ public final class ReplayCommand implements Callable<Integer>
                     out.println(a.tenant(slot) + "," + a.id(slot) + "," + CurrencyCode.unpack(a.currency(slot)) + "," +
                         Money.format(a.postedTotal(slot), digits) + "," + Money.format(a.heldTotal(slot), digits) + "," +
                         Money.format(a.postedTotal(slot) - a.heldTotal(slot), digits));
+                }
+                for (final Map.Entry<String, Long> t : totals.entrySet())
+                {
+                    out.println("# total_posted " + t.getKey() + "=" +
+                        Money.format(t.getValue(), CurrencyCode.minorDigits(CurrencyCode.pack(t.getKey()))));
                 }
                 out.println("# state_hash=" + hash + " journal_index=" + ledger.lastJournalIndex() + " snapshot_index=" + snapshotIndex);
                 break;

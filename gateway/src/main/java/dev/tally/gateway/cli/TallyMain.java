@@ -39,9 +39,10 @@ public final class TallyMain implements Runnable
      *
      * @return the exit status: 0 done, 1 a failure, 2 an invalid setting.
      */
-    static int execute(final String[] args, final Map<String, String> env, final PrintWriter out, final PrintWriter err)
+    static int execute(final String[] arguments, final Map<String, String> env, final PrintWriter out, final PrintWriter err)
     {
         final CommandLine commandLine = commandLine();
+        final String[] args = withDefaultCommand(arguments, commandLine);
         commandLine.setOut(out).setErr(err);
         try
         {
@@ -57,12 +58,31 @@ public final class TallyMain implements Runnable
         return commandLine.execute(args);
     }
 
+    /**
+     * {@code serve} is the default command (SPEC: "{@code tally serve} (default)"): {@code tally --port 8080 ...}
+     * and a bare {@code tally} serve. Only a first argument that names a command, or asks for help or the
+     * version, is left as it is.
+     */
+    static String[] withDefaultCommand(final String[] args, final CommandLine commandLine)
+    {
+        if (args.length > 0 && (commandLine.getSubcommands().containsKey(args[0]) ||
+            java.util.List.of("-h", "--help", "-V", "--version").contains(args[0])))
+        {
+            return args;
+        }
+        final String[] withServe = new String[args.length + 1];
+        withServe[0] = "serve";
+        System.arraycopy(args, 0, withServe, 1, args.length);
+        return withServe;
+    }
+
     /** @return the command tree, without settings sources (tests add their own). */
     static CommandLine commandLine()
     {
         return new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
+    /** Reached only through {@code commandLine()} directly (tests): {@link #execute} always names a command. */
     @Override
     public void run()
     {

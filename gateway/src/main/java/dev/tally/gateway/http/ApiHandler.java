@@ -330,6 +330,12 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
             return;
         }
+        final String invalid = ReadModelQueries.invalidEntriesQuery(scratch.match.query());
+        if (invalid != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);   // in order, through the ring
+            return;
+        }
         queries.entries(ctx.channel(), keepAlive, tenant.id(), accountId, scratch.match.query());
     }
 

@@ -123,8 +123,8 @@ class OpenApiDocumentTest
             case BATCH -> statuses(200, 400, 401, 413, 503);
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full
             case GET_ACCOUNT, GET_TRANSFER -> statuses(200, 401, 404, 503);
-            // served from PostgreSQL, not enabled: always 503 once authenticated
-            case LIST_ACCOUNT_ENTRIES -> statuses(401, 503);
+            // served from PostgreSQL: 200 a page; 400 bad limit/after; 404 unknown account; 503 no read model / not ready
+            case LIST_ACCOUNT_ENTRIES -> statuses(200, 400, 401, 404, 503);
             case HEALTH, METRICS -> statuses(200);
             case READY -> statuses(200, 503);
             // 202 requested; 401 not the admin key; 404 no admin key configured; 409 --no-snapshots; 503 not ready

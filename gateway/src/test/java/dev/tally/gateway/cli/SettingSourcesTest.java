@@ -129,6 +129,32 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldServeWhenNoCommandIsNamed()
+    {
+        final Path dataDir = dir.resolve("data-default");
+        final Run flagsOnly = run(Map.of(), "--api-key", KEY, "--data-dir", dataDir.toString(), "--port", "70000");
+        assertEquals(2, flagsOnly.status, flagsOnly.err);
+        assertTrue(flagsOnly.err.contains("--port must be 0..65535"), "the serve flags were checked: " + flagsOnly.err);
+
+        final Run nothing = run(Map.of());
+        assertEquals(2, nothing.status, nothing.err);
+        assertTrue(nothing.err.contains("api-key") || nothing.err.contains("API key"), "serve asks for its API key: " + nothing.err);
+
+        final Run help = run(Map.of(), "--help");
+        assertEquals(0, help.status);
+        assertTrue(help.out.contains("replay"), "top-level help lists the commands: " + help.out);
+        assertFalse(Files.exists(dataDir));
+    }
+
+    @Test
+    void shouldRefuseAReplayFormatItDoesNotHave()
+    {
+        final Run xml = run(Map.of(), "replay", "--data-dir", dir.resolve("data-replay").toString(), "--format", "xml");
+        assertEquals(2, xml.status, xml.err);
+        assertTrue(xml.err.contains("--format must be text, json or csv"), xml.err);
+    }
+
+    @Test
     void shouldCutTheJournalAtCorruptionOnlyWhenTheOperatorSaysSo()
     {
         assertFalse(parse(Map.of(), "serve", "--api-key", KEY).toConfig().truncateJournalAfterCorruption());

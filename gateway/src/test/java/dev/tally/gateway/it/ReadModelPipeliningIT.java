@@ -1,0 +1,60 @@
+package dev.tally.gateway.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * HTTP/1.1 pipelining on {@code tally serve} with its PostgreSQL read model: a bad query of the entries route
+ * (answered by the I/O thread, not by PostgreSQL) is answered in request order, behind a transfer still going
+ * through the journal. It used to be written at once, ahead of the transfer's 201, so the client paired the 400
+ * with a transfer that was in fact applied.
+ */
+class ReadModelPipeliningIT
+{
+    @TempDir
+    Path dataDir;
+
+    @TempDir
+    Path logDir;
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldAnswerABadEntriesQueryInRequestOrder() throws Exception
+    {
+        try (TallyProcess tally = TallyProcess.start(dataDir, "sync", logDir.resolve("serve.log")))
+        {
+            final TallyClient client = tally.client();
+            assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
+            assertEquals(201, client.createAccount(2, TallyClient.TRY, true).status());
+            final StringBuilder requests = new StringBuilder();
+            final List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < 10; i++)
+            {
+                requests.append(RawConnection.request("POST", "/v1/transfers", "order-" + i, TallyClient.transferJson(1, 2, "1.00",
+                    TallyClient.TRY, null)));
+                expected.add(201);
+                requests.append(RawConnection.request("GET", "/v1/accounts/1/entries?limit=abc", null, null));
+                expected.add(400);
+            }
+            final List<Integer> actual = new ArrayList<>();
+            try (RawConnection connection = new RawConnection(tally.port()))
+            {
+                connection.write(requests.toString());
+                for (int i = 0; i < expected.size(); i++)
+                {
+                    actual.add(connection.read().status());
+                }
+            }
+            assertEquals(expected, actual, "replies in request order");
+            tally.stop();
+        }
+    }
+}
