@@ -212,6 +212,7 @@ public final class ResponseRenderer
                 json.field("id", r.accountA).name("currency").currency(currency).field("subBalances", c.subBalances)
                     .field("debitsMustNotExceedCredits", c.debitsMustNotExceedCredits);
                 json.name("overdraftLimit").money(c.overdraftLimitMinor, digits);
+                writeNewAccountBalances(c.subBalances, digits);
                 json.name("createdAt").time(createdMs);
                 break;
             case TRANSFER:
@@ -258,6 +259,27 @@ public final class ResponseRenderer
                 throw new IllegalArgumentException("no reply for command type " + c.type);
         }
         json.endObject();
+    }
+
+    /**
+     * A new account's balances, all zero, in the shape {@code GET /v1/accounts/{id}} gives them (the spec's account
+     * "out" shape): the same on a replay, whatever moved since, since they describe the account as created.
+     */
+    private void writeNewAccountBalances(final int subBalances, final int digits)
+    {
+        json.name("posted").money(0, digits);
+        json.name("held").money(0, digits);
+        json.name("available").money(0, digits);
+        json.name("subBalanceDetail").beginArray();
+        for (int i = 0; i < subBalances; i++)
+        {
+            json.beginObject().field("index", i);
+            json.name("posted").money(0, digits);
+            json.name("held").money(0, digits);
+            json.name("available").money(0, digits);
+            json.endObject();
+        }
+        json.endArray();
     }
 
     private void writeMove(final Result r, final int digits, final int currency)

@@ -53,7 +53,18 @@ class ResponseRendererTest
         assertEquals(201, reply.status());
         assertEquals(RenderedResponse.JSON, reply.contentType());
         assertEquals("{\"id\":3,\"currency\":\"JPY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"500\"," +
-            "\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
+            "\"posted\":\"0\",\"held\":\"0\",\"available\":\"0\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"0\",\"held\":\"0\"," +
+            "\"available\":\"0\"}],\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
+    }
+
+    @Test
+    void shouldRenderAHotAccountWithItsSubBalancesInTheSpecsOutShape()
+    {
+        final Reply reply = ledger.submit(Route.CREATE_ACCOUNT, "a4", null, "{\"id\":4,\"currency\":\"TRY\",\"subBalances\":3}");
+        assertEquals(201, reply.status());
+        final String detail = "{\"index\":%d,\"posted\":\"0.00\",\"held\":\"0.00\",\"available\":\"0.00\"}";
+        assertTrue(reply.body().contains("\"posted\":\"0.00\",\"held\":\"0.00\",\"available\":\"0.00\",\"subBalanceDetail\":[" +
+            String.format(detail, 0) + "," + String.format(detail, 1) + "," + String.format(detail, 2) + "]"), reply.body());
     }
 
     @Test
