@@ -336,7 +336,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);   // in order, through the ring
             return;
         }
-        queries.entries(ctx.channel(), keepAlive, tenant.id(), accountId, scratch.match.query());
+        publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, scratch.match.query());
     }
 
     private void readAccount(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
@@ -347,7 +347,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
             return;
         }
-        publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive);
+        publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive, null);
     }
 
     private void readTransfer(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
@@ -357,13 +357,13 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such transfer."), keepAlive);
             return;
         }
-        publishRead(ctx, scratch, EventKind.READ_TRANSFER, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(), keepAlive);
+        publishRead(ctx, scratch, EventKind.READ_TRANSFER, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(), keepAlive, null);
     }
 
     /** Reads go through the ring too: the business thread owns the state, and per-connection order is kept. */
     private void publishRead(
         final ChannelHandlerContext ctx, final IoThreadScratch scratch, final EventKind kind, final ApiKeys.Tenant tenant,
-        final long accountId, final long idHi, final long idLo, final boolean keepAlive)
+        final long accountId, final long idHi, final long idLo, final boolean keepAlive, final String query)
     {
         final long sequence;
         try
@@ -382,6 +382,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             event.command.targetIdHi = idHi;
             event.command.targetIdLo = idLo;
             event.readAccountId = accountId;
+            event.readQuery = query;
             addressReply(event, ctx, keepAlive);
         }
         finally

@@ -11,12 +11,89 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import io.netty.util.AttributeKey;
 
-/** Builds and writes HTTP responses from a rendered envelope and its body. */
+/**
+ * Builds and writes HTTP responses from a rendered envelope and its body, in request order per connection.
+ *
+ * <p>Order: the responder writes replies in ring order, which is request order. A reply that a read-pool
+ * query answers later (an old transfer, a page of entries) would break it, so before dispatching such a
+ * query the responder {@link #hold holds} the connection: a {@link Hole} takes the reply's place, every reply
+ * written to that connection meanwhile queues behind it, and {@link #fill} writes the query's reply and then
+ * everything queued, in order (HTTP/1.1 pipelining, RFC 9112 §9.3.2).
+ */
 final class HttpReplies
 {
     static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
     private static final AsciiString TRUE = AsciiString.cached("true");
+    private static final AttributeKey<HeldReplies> HELD = AttributeKey.valueOf(HttpReplies.class, "held");
+
+    /** The place of a reply a read-pool query will write (see {@link #hold}). */
+    static final class Hole
+    {
+        private final Channel channel;
+        private FullHttpResponse response;
+        private boolean keepAlive;
+
+        private Hole(final Channel channel)
+        {
+            this.channel = channel;
+        }
+    }
+
+    /** A connection's replies waiting behind a hole: holes and responses in request order. Guarded by itself. */
+    private static final class HeldReplies
+    {
+        private final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
+        private final java.util.ArrayDeque<Boolean> keepAlives = new java.util.ArrayDeque<>();
+    }
+
+    /**
+     * Reserves the place of the next reply on {@code channel} for a query answered later: call it where that
+     * reply would have been written (the responder, in ring order), then {@link #fill} the hole from the pool.
+     */
+    static Hole hold(final Channel channel)
+    {
+        HeldReplies held = channel.attr(HELD).get();
+        if (held == null)
+        {
+            final HeldReplies created = new HeldReplies();
+            held = channel.attr(HELD).setIfAbsent(created);
+            held = held == null ? created : held;
+        }
+        final Hole hole = new Hole(channel);
+        synchronized (held)
+        {
+            held.queue.addLast(hole);
+            held.keepAlives.addLast(Boolean.TRUE);
+        }
+        return hole;
+    }
+
+    /** Writes {@code hole}'s reply, then every reply queued behind it up to the next hole still open. */
+    static void fill(
+        final Hole hole, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive, final int retryAfterSeconds)
+    {
+        final HeldReplies held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            hole.response = response(status, contentType, body, false, retryAfterSeconds, null);
+            hole.keepAlive = keepAlive;
+            while (!held.queue.isEmpty())
+            {
+                final Object head = held.queue.peekFirst();
+                final FullHttpResponse ready = head instanceof Hole ? ((Hole)head).response : (FullHttpResponse)head;
+                if (ready == null)
+                {
+                    break;   // a later query's hole: its reply and what follows it wait for it
+                }
+                final boolean alive = head instanceof Hole ? ((Hole)head).keepAlive : held.keepAlives.peekFirst();
+                held.queue.removeFirst();
+                held.keepAlives.removeFirst();
+                send(hole.channel, ready, alive, true);
+            }
+        }
+    }
 
     private HttpReplies()
     {
@@ -58,6 +135,27 @@ final class HttpReplies
         final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
         final boolean replayed, final int retryAfterSeconds, final String allow, final boolean flush)
     {
+        final FullHttpResponse response = response(status, contentType, body, replayed, retryAfterSeconds, allow);
+        final HeldReplies held = channel.attr(HELD).get();
+        if (held != null)
+        {
+            synchronized (held)
+            {
+                if (!held.queue.isEmpty())
+                {
+                    held.queue.addLast(response);   // behind a reply a query has yet to write
+                    held.keepAlives.addLast(keepAlive);
+                    return;
+                }
+            }
+        }
+        send(channel, response, keepAlive, flush);
+    }
+
+    private static FullHttpResponse response(
+        final int status, final CharSequence contentType, final ByteBuf body, final boolean replayed, final int retryAfterSeconds,
+        final String allow)
+    {
         final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body);
         response.headers()
             .set(HttpHeaderNames.CONTENT_TYPE, contentType)
@@ -74,6 +172,11 @@ final class HttpReplies
         {
             response.headers().set(HttpHeaderNames.ALLOW, allow);
         }
+        return response;
+    }
+
+    private static void send(final Channel channel, final FullHttpResponse response, final boolean keepAlive, final boolean flush)
+    {
         if (!keepAlive)
         {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

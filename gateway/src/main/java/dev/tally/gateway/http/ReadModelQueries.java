@@ -82,6 +82,7 @@ public final class ReadModelQueries implements AutoCloseable
     /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} for the tenant's account. */
     public void entries(final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query)
     {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel);   // this reply's place in the connection's order
         final int limit;
         final UUID after;
         try
@@ -92,21 +93,21 @@ public final class ReadModelQueries implements AutoCloseable
         }
         catch (final IllegalArgumentException ex)
         {
-            problem(channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX +
+            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX +
                 " and after an entry id"));
             return;
         }
         if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
         {
-            problem(channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX));
+            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX));
             return;
         }
-        submit(channel, keepAlive, () ->
+        submit(hole, channel, keepAlive, () ->
         {
             final int digits = accountDigits(tenantId, accountId);
             if (digits < 0)
             {
-                problem(channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
                 return;
             }
             final List<EntryRow> rows = readModel.reads().entries(tenantId, accountId, after, limit);
@@ -134,19 +135,20 @@ public final class ReadModelQueries implements AutoCloseable
                 }
                 json.writeEndObject();
             }
-            HttpReplies.write(channel, 200, "application/json", body, keepAlive, false, 0);
+            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
     }
 
     /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
     public void transfer(final Channel channel, final boolean keepAlive, final long tenantId, final UUID id)
     {
-        submit(channel, keepAlive, () ->
+        final HttpReplies.Hole hole = HttpReplies.hold(channel);   // this reply's place in the connection's order
+        submit(hole, channel, keepAlive, () ->
         {
             final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);
             if (found.isEmpty())
             {
-                problem(channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such transfer."));
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such transfer."));
                 return;
             }
             final TransferRow row = found.get();
@@ -173,7 +175,7 @@ public final class ReadModelQueries implements AutoCloseable
                 json.writeStringField("createdAt", row.createdAt().toString());
                 json.writeEndObject();
             }
-            HttpReplies.write(channel, 200, "application/json", body, keepAlive, false, 0);
+            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
     }
 
@@ -191,7 +193,7 @@ public final class ReadModelQueries implements AutoCloseable
         }
     }
 
-    private void submit(final Channel channel, final boolean keepAlive, final Query query)
+    private void submit(final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final Query query)
     {
         try
         {
@@ -204,21 +206,21 @@ public final class ReadModelQueries implements AutoCloseable
                 catch (final SQLException | IOException | RuntimeException ex)
                 {
                     LOG.warn("read model query failed", ex);
-                    problem(channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
+                    problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
                 }
             });
         }
         catch (final RejectedExecutionException ex)
         {
-            problem(channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
+            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
         }
     }
 
-    private static void problem(final Channel channel, final boolean keepAlive, final Problem problem)
+    private static void problem(final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final Problem problem)
     {
         final byte[] json = problem.toJson();
-        HttpReplies.write(channel, problem.status(), Problem.CONTENT_TYPE, channel.alloc().buffer(json.length).writeBytes(json), keepAlive,
-            false, problem.status() == 503 ? 1 : 0);
+        HttpReplies.fill(hole, problem.status(), Problem.CONTENT_TYPE, channel.alloc().buffer(json.length).writeBytes(json), keepAlive,
+            problem.status() == 503 ? 1 : 0);
     }
 
     private static String param(final String query, final String name)

@@ -109,6 +109,12 @@ public final class Responder implements EventHandler<LedgerEvent>
                 rendered = event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
                     renderer.renderProblem(TRANSFER_NOT_FOUND, body);
                 break;
+            case READ_ENTRIES:
+                // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
+                body.release();
+                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery);
+                clearReplyFields(event);
+                return;
             case COMMAND:
             default:
                 rendered = renderCommand(event, sequence, body);

@@ -10,6 +10,12 @@ public enum EventKind
     /** A read of one transfer, answered by the business thread from memory. Not journaled. */
     READ_TRANSFER,
     /**
+     * A page of an account's entries, answered from PostgreSQL: it travels through the ring only so that the
+     * responder holds its place in the connection's reply order when it hands it to the read pool. Not
+     * journaled, not applied.
+     */
+    READ_ENTRIES,
+    /**
      * A reply the I/O thread already rendered (a validation error, 401, 404): it travels through the ring
      * only so that the responder writes it in request order behind earlier requests of the same
      * connection (HTTP/1.1 pipelining). Not journaled, not applied.

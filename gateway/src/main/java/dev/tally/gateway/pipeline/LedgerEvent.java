@@ -31,8 +31,10 @@ public final class LedgerEvent
     public final Result result = new Result();
     public final AccountView accountView = new AccountView();
     public final TransferView transferView = new TransferView();
-    /** READ_ACCOUNT: the account; READ_TRANSFER: the id halves in command.targetIdHi/Lo. */
+    /** READ_ACCOUNT, READ_ENTRIES: the account; READ_TRANSFER: the id halves in command.targetIdHi/Lo. */
     public long readAccountId;
+    /** READ_ENTRIES: the request's query string (limit, after), already checked by the I/O thread. */
+    public String readQuery;
     /** For metrics: the route index and {@link System#nanoTime()} when the I/O thread received the request. */
     public int routeIndex = -1;
     public long receivedNs;
@@ -76,6 +78,7 @@ public final class LedgerEvent
             this.kind = kind;
         }
         readAccountId = 0;
+        readQuery = null;
         channel = null;
         keepAlive = true;
         journalFailed = false;

@@ -1,7 +1,6 @@
 package dev.tally.gateway.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -45,7 +44,7 @@ class OldReferenceOverHttpIT
             assertEquals(201, first.status(), first.toString());
             final String firstId = first.json().get("id").text();
 
-            awaitWriterCaughtUp(client, tally);
+            tally.awaitWriterCaughtUp();
             Thread.sleep(3 * REFERENCE_RETENTION_MS); // journaled time (a tick every 20 ms) passes the reference window
 
             refused = client.transfer("inv-old-2", 1, 2, "1.00", TallyClient.TRY, "inv-old");
@@ -55,7 +54,7 @@ class OldReferenceOverHttpIT
 
             final Reply fresh = client.transfer("inv-new-1", 1, 2, "2.00", TallyClient.TRY, "inv-new");
             assertEquals(201, fresh.status(), fresh.toString());
-            awaitWriterCaughtUp(client, tally);
+            tally.awaitWriterCaughtUp();
             assertEquals(200, client.get("/ready").status(), "the writer kept writing");
             assertEquals(refused.body(), client.transfer("inv-old-2", 1, 2, "1.00", TallyClient.TRY, "inv-old").body(),
                 "a retry gets the stored refusal");
@@ -69,20 +68,5 @@ class OldReferenceOverHttpIT
             assertEquals(200, tally.client().get("/ready").status());
             tally.stop();
         }
-    }
-
-    /** Until PostgreSQL has every applied command (the writer's lag gauge reads 0). */
-    private static void awaitWriterCaughtUp(final TallyClient client, final TallyProcess tally) throws InterruptedException
-    {
-        for (int i = 0; i < 200; i++)
-        {
-            final String metrics = client.get("/metrics").body();
-            if (metrics.contains("tally_pg_writer_lag_commands 0.0"))
-            {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        assertTrue(false, "the writer did not catch up in 10 s\n" + tally.logTail());
     }
 }

@@ -161,6 +161,21 @@ final class TallyProcess implements AutoCloseable
     }
 
     /** @return a client of tenant {@code t} on this process. */
+    /** Waits until PostgreSQL has every applied command (the writer's lag gauge reads 0); fails after 10 s. */
+    void awaitWriterCaughtUp() throws InterruptedException
+    {
+        final TallyClient client = client();
+        for (int i = 0; i < 200; i++)
+        {
+            if (client.get("/metrics").body().contains("tally_pg_writer_lag_commands 0.0"))
+            {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the writer did not catch up in 10 s\n" + logTail());
+    }
+
     TallyClient client()
     {
         return new TallyClient(port, TENANT_KEY);
