@@ -14,8 +14,8 @@ import io.netty.buffer.ByteBuf;
  *                              {"index":1,"status":201,"replayed":true,"body":{...}}, ...]}
  * </pre>
  *
- * Each result opens with {@code {"index":}, which no body the server renders contains (problem bodies
- * name {@code operationIndex}), then {@code "status":NNN}, then optionally {@code "replayed":true}.
+ * Each result opens with {@code {"index":N,"status":NNN} (then optionally {@code "replayed":true}); an account
+ * body's {@code subBalanceDetail} entries open with {@code {"index":N} too, but never with a status after it.
  * One instance per event-loop thread: it owns its scratch arrays.
  */
 final class BatchResults
@@ -68,8 +68,11 @@ final class BatchResults
             {
                 resultIndex = resultIndex * 10 + body[i++] - '0';
             }
-            if (resultIndex != count || count == statuses.length || !startsWith(body, i, length, STATUS) ||
-                i + STATUS.length + 3 > length)
+            if (!startsWith(body, i, length, STATUS))
+            {
+                continue;   // not a result: an account body's subBalanceDetail entry is {"index":N,"posted":...
+            }
+            if (resultIndex != count || count == statuses.length || i + STATUS.length + 3 > length)
             {
                 return -1;
             }

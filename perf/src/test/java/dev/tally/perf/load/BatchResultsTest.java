@@ -30,6 +30,20 @@ class BatchResultsTest
     }
 
     @Test
+    void shouldSkipTheSubBalanceEntriesOfAnAccountBody()
+    {
+        final String detail = "\"subBalanceDetail\":[{\"index\":0,\"posted\":\"0.00\"},{\"index\":1,\"posted\":\"0.00\"}]";
+        final byte[] body = ("{\"atomic\":false,\"results\":[" +
+            "{\"index\":0,\"status\":201,\"body\":{\"id\":1," + detail + "}}," +
+            "{\"index\":1,\"status\":409,\"body\":{\"type\":\"https://tally.dev/problems/account-exists\"}}]}").getBytes(StandardCharsets.US_ASCII);
+        final BatchResults results = new BatchResults(4);
+
+        assertEquals(2, results.scan(body, body.length));
+        assertEquals(201, results.status(0));
+        assertEquals(409, results.status(1));
+    }
+
+    @Test
     void shouldRefuseResultsOutOfOrderOrMoreThanExpected()
     {
         final byte[] outOfOrder = "{\"results\":[{\"index\":1,\"status\":201,\"body\":{}}]}".getBytes(StandardCharsets.US_ASCII);
