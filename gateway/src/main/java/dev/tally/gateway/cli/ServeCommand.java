@@ -9,6 +9,7 @@ import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
+import dev.tally.journal.JournalConfig;
 import dev.tally.ledger.LedgerConfig;
 import io.netty.handler.ssl.SslContext;
 import dev.tally.persistence.outbox.RelayConfig;
@@ -152,6 +153,11 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--connections-max", defaultValue = "10000", description = "Open connections, >= 1 (default: ${DEFAULT-VALUE}).")
     int connectionsMax;
 
+    @CommandLine.Option(names = "--async-force-interval-ms", defaultValue = "" + JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT,
+        description = "Under --durability async, force the journal at most this often, 0..60000 ms; 0 leaves write-back to " +
+            "the kernel (default: ${DEFAULT-VALUE}).")
+    long asyncForceIntervalMs;
+
     @CommandLine.Option(names = "--truncate-journal-after-corruption",
         description = "Start even when intact journal records follow a corrupt one: cut the journal at the corrupt record " +
             "(an operator's decision after inspecting it; the cut records are lost).")
@@ -285,7 +291,7 @@ public final class ServeCommand implements Callable<Integer>
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel, tls, webhooks(), truncateJournalAfterCorruption);
+                !noReadModel, tls, webhooks(), truncateJournalAfterCorruption, asyncForceIntervalMs);
         }
         catch (final IllegalArgumentException ex)
         {

@@ -4,6 +4,7 @@ import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
+import dev.tally.journal.JournalConfig;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.persistence.outbox.RelayConfig;
 import io.netty.handler.ssl.SslContext;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
  * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
  * @param truncateJournalAfterCorruption an operator's decision to cut the journal at a corrupt record that
  *                   intact records follow (docs/JOURNAL.md, "Open, torn tails and recovery"); false refuses to start.
+ * @param asyncForceIntervalMs under {@code async}, how often at most the journal is forced (0: the kernel writes back).
  */
 public record ServerConfig(
     String host,
@@ -43,13 +45,19 @@ public record ServerConfig(
     boolean persistence,
     SslContext tls,
     RelayConfig webhooks,
-    boolean truncateJournalAfterCorruption)
+    boolean truncateJournalAfterCorruption,
+    long asyncForceIntervalMs)
 {
     public ServerConfig
     {
         if (port < 0 || port > 65_535)
         {
             throw new IllegalArgumentException("--port must be 0..65535, was " + port);
+        }
+        if (asyncForceIntervalMs < 0 || asyncForceIntervalMs > JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX)
+        {
+            throw new IllegalArgumentException("--async-force-interval-ms must be 0.." + JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX +
+                ", was " + asyncForceIntervalMs);
         }
         if (apiKeys.size() == 0)
         {
@@ -71,7 +79,8 @@ public record ServerConfig(
         final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
         final boolean persistence, final SslContext tls, final RelayConfig webhooks)
     {
-        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, false);
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, false,
+            JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT);
     }
 
     /** Plain HTTP, no webhooks. */
@@ -95,21 +104,28 @@ public record ServerConfig(
     public ServerConfig withTls(final SslContext tls)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncateJournalAfterCorruption);
+            webhooks, truncateJournalAfterCorruption, asyncForceIntervalMs);
     }
 
     /** @return this configuration delivering the outbox to {@code webhooks}. */
     public ServerConfig withWebhooks(final RelayConfig webhooks)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncateJournalAfterCorruption);
+            webhooks, truncateJournalAfterCorruption, asyncForceIntervalMs);
     }
 
     /** @return this configuration cutting the journal at a corrupt record that intact ones follow, if {@code truncate}. */
     public ServerConfig withTruncateJournalAfterCorruption(final boolean truncate)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncate);
+            webhooks, truncate, asyncForceIntervalMs);
+    }
+
+    /** @return this configuration forcing an {@code async} journal at most every {@code intervalMs} (0: never). */
+    public ServerConfig withAsyncForceIntervalMs(final long intervalMs)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks, truncateJournalAfterCorruption, intervalMs);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

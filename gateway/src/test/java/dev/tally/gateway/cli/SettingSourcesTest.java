@@ -194,6 +194,7 @@ class SettingSourcesTest
             {"--snapshot-every-commands", "0", "--snapshot-every-commands must be >= 1"},
             {"--snapshot-interval-ms", "0", "--snapshot-interval-ms must be >= 1"},
             {"--snapshots-retained", "0", "--snapshots-retained must be >= 1"},
+            {"--async-force-interval-ms", "-1", "--async-force-interval-ms must be 0..60000"},
         };
         for (final String[] setting : invalid)
         {

@@ -60,11 +60,22 @@ public final class InProcessServer implements AutoCloseable
      * @param dataDir          the data folder; null for a temporary one, deleted on close.
      * @param readModel        also run the PostgreSQL read model (an embedded PostgreSQL under the data folder,
      *                         Tally's batched writer feeding it), as {@code tally serve} does by default.
+     * @param asyncForceIntervalMs under async, how often at most the journal is forced ({@code --async-force-interval-ms}).
      */
     public record Settings(
         Durability durability, WaitStrategyName waitStrategy, int ioThreads, int ringSize, long tickIntervalMs, long retentionMs,
-        int accountsMax, int subBalancesMax, int keysMax, Path dataDir, boolean readModel)
+        int accountsMax, int subBalancesMax, int keysMax, Path dataDir, boolean readModel, long asyncForceIntervalMs)
     {
+        /** With {@code tally serve}'s default force interval under async. */
+        public Settings(
+            final Durability durability, final WaitStrategyName waitStrategy, final int ioThreads, final int ringSize,
+            final long tickIntervalMs, final long retentionMs, final int accountsMax, final int subBalancesMax, final int keysMax,
+            final Path dataDir, final boolean readModel)
+        {
+            this(durability, waitStrategy, ioThreads, ringSize, tickIntervalMs, retentionMs, accountsMax, subBalancesMax, keysMax,
+                dataDir, readModel, dev.tally.journal.JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT);
+        }
+
         /** Without the read model: the HTTP gateway, the pipeline and the journal. */
         public Settings(
             final Durability durability, final WaitStrategyName waitStrategy, final int ioThreads, final int ringSize,
@@ -99,7 +110,8 @@ public final class InProcessServer implements AutoCloseable
             final ServerConfig config = new ServerConfig(Target.LOOPBACK, 0, dataDir, settings.durability(),
                 ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
                 new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
-                HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel());
+                HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel())
+                .withAsyncForceIntervalMs(settings.asyncForceIntervalMs());
             this.server = new TallyServer(config, SNAPSHOTS);
         }
         catch (final Exception ex)

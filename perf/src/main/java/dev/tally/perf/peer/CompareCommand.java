@@ -423,6 +423,12 @@ final class CompareCommand implements Callable<Integer>
             checkSample, 10, clientThreads, seed);
     }
 
+    /**
+     * Tally's async force interval in a compare: the peer's WAL writer flushes every {@code wal_writer_delay} = 10 ms
+     * ({@code BenchPostgres}), so Tally's journal is forced as often, and both lose about as much to a power loss.
+     */
+    static final long ASYNC_FORCE_INTERVAL_MS = 10;
+
     private InProcessServer.Settings tallySettings(final boolean sync, final List<LoadSpec> specs)
     {
         int accountsMax = 16 + Math.min(accounts, 10_000);
@@ -433,7 +439,7 @@ final class CompareCommand implements Callable<Integer>
         return new InProcessServer.Settings(sync ? Durability.SYNC : Durability.ASYNC,
             WaitStrategyName.valueOf(tallyWaitStrategy.trim().toUpperCase(Locale.ROOT)), tallyIoThreads, 16_384, 100,
             tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (specs.size() + 1), tallyKeysMax, null,
-            onOff(tallyReadModel));
+            onOff(tallyReadModel), ASYNC_FORCE_INTERVAL_MS);
     }
 
     static boolean onOff(final String value)
