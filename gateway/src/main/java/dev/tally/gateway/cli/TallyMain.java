@@ -42,7 +42,7 @@ public final class TallyMain implements Runnable
     static int execute(final String[] arguments, final Map<String, String> env, final PrintWriter out, final PrintWriter err)
     {
         final CommandLine commandLine = commandLine();
-        final String[] args = withDefaultCommand(arguments, commandLine);
+        final String[] args = withDefaultCommand(arguments);
         commandLine.setOut(out).setErr(err);
         try
         {
@@ -60,15 +60,14 @@ public final class TallyMain implements Runnable
 
     /**
      * {@code serve} is the default command (SPEC: "{@code tally serve} (default)"): {@code tally --port 8080 ...}
-     * and a bare {@code tally} serve. Only a first argument that names a command, or asks for help or the
-     * version, is left as it is.
+     * and a bare {@code tally} serve. A first argument that is not an option (a command), or asks for help or
+     * the version, is left as it is.
      */
-    static String[] withDefaultCommand(final String[] args, final CommandLine commandLine)
+    static String[] withDefaultCommand(final String[] args)
     {
-        if (args.length > 0 && (commandLine.getSubcommands().containsKey(args[0]) ||
-            java.util.List.of("-h", "--help", "-V", "--version").contains(args[0])))
+        if (args.length > 0 && (!args[0].startsWith("-") || java.util.List.of("-h", "--help", "-V", "--version").contains(args[0])))
         {
-            return args;
+            return args;   // a command (or a mistyped one, which picocli then names with a suggestion), or help
         }
         final String[] withServe = new String[args.length + 1];
         withServe[0] = "serve";

@@ -31,9 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries} (keyset paged)
  * and transfers that memory no longer holds. JDBC never runs on a Netty I/O thread or a pipeline stage:
- * a small bounded pool does it and writes the reply. These replies do not queue behind earlier
- * pipelined requests of the connection; a client that pipelines history reads should match replies by
- * content (documented in the OpenAPI document).
+ * a small bounded pool does it and writes the reply into the place the responder held for it in the
+ * connection's reply order ({@link HttpReplies#hold}): every path here fills its hole exactly once.
  */
 public final class ReadModelQueries implements AutoCloseable
 {
@@ -135,6 +134,11 @@ public final class ReadModelQueries implements AutoCloseable
                 }
                 json.writeEndObject();
             }
+            catch (final IOException | RuntimeException ex)
+            {
+                body.release();   // not written: the failure's 503 fills the hole instead
+                throw ex;
+            }
             HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
     }
@@ -175,6 +179,11 @@ public final class ReadModelQueries implements AutoCloseable
                 json.writeStringField("createdAt", row.createdAt().toString());
                 json.writeEndObject();
             }
+            catch (final IOException | RuntimeException ex)
+            {
+                body.release();   // not written: the failure's 503 fills the hole instead
+                throw ex;
+            }
             HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
     }
@@ -207,6 +216,12 @@ public final class ReadModelQueries implements AutoCloseable
                 {
                     LOG.warn("read model query failed", ex);
                     problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
+                }
+                catch (final Error error)
+                {
+                    // the connection's later replies wait behind this hole: fill it before giving up
+                    problem(hole, channel, keepAlive, new Problem(ProblemType.INTERNAL_ERROR, "The history read failed."));
+                    throw error;
                 }
             });
         }

@@ -27,6 +27,8 @@ public final class Responder implements EventHandler<LedgerEvent>
     private static final Problem HALTED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The ledger stopped taking writes after an internal failure; the command was not applied.");
     private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
+    private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Entry history is served from the PostgreSQL read model, which this server does not run.");
     private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND,
         "No such transfer in memory (older transfers are served from PostgreSQL once persistence is enabled).");
 
@@ -110,6 +112,11 @@ public final class Responder implements EventHandler<LedgerEvent>
                     renderer.renderProblem(TRANSFER_NOT_FOUND, body);
                 break;
             case READ_ENTRIES:
+                if (queries == null)
+                {
+                    rendered = renderer.renderProblem(ENTRIES_NOT_ENABLED, body);   // only a wiring mistake gets here
+                    break;
+                }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
                 queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery);

@@ -124,6 +124,7 @@ public final class Database implements AutoCloseable
         properties.setProperty("ApplicationName", applicationName);
         properties.setProperty("connectTimeout", Integer.toString(timeoutSeconds));
         properties.setProperty("socketTimeout", Integer.toString(timeoutSeconds));
+        properties.setProperty("loginTimeout", Integer.toString(timeoutSeconds));
         return DriverManager.getConnection(jdbcUrl, properties);
     }
 

@@ -20,6 +20,8 @@ import java.util.UUID;
  */
 public final class LedgerReads
 {
+    /** Statement timeout of the interactive reads: a slow query must not hold a connection's replies for long. */
+    public static final int READ_TIMEOUT_SECONDS = 5;
     /** Largest page of entries one call returns. */
     public static final int ENTRIES_PAGE_MAX = 1_000;
     private static final UUID BEFORE_ALL = new UUID(0, 0);
@@ -61,6 +63,7 @@ public final class LedgerReads
         }
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(ENTRIES))
         {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
             s.setLong(1, tenantId);
             s.setLong(2, accountId);
             s.setObject(3, afterEntryIdExclusive == null ? BEFORE_ALL : afterEntryIdExclusive);
@@ -83,6 +86,7 @@ public final class LedgerReads
     {
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(TRANSFER))
         {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
             s.setObject(1, id);
             s.setLong(2, tenantId);
             return one(s);
@@ -97,6 +101,7 @@ public final class LedgerReads
     {
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(TRANSFER_BY_REFERENCE))
         {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
             s.setLong(1, tenantId);
             s.setString(2, reference);
             return one(s);
