@@ -46,6 +46,10 @@ public final class SnapshotCommand implements Callable<Integer>
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
+    /** The server's capacity flags matter here (a snapshot records them): read them from the same file as serve. */
+    @CommandLine.Mixin
+    ConfigFileOption configFile = new ConfigFileOption();
+
     @Override
     public Integer call() throws IOException
     {

@@ -32,12 +32,14 @@ final class HttpReplies
     static final class Hole
     {
         private final Channel channel;
+        private final java.util.function.IntConsumer onReply;
         private FullHttpResponse response;
         private boolean keepAlive;
 
-        private Hole(final Channel channel)
+        private Hole(final Channel channel, final java.util.function.IntConsumer onReply)
         {
             this.channel = channel;
+            this.onReply = onReply;
         }
     }
 
@@ -54,6 +56,12 @@ final class HttpReplies
      */
     static Hole hold(final Channel channel)
     {
+        return hold(channel, status -> { });
+    }
+
+    /** As {@link #hold(Channel)}, telling {@code onReply} the status when the hole is filled (metrics). */
+    static Hole hold(final Channel channel, final java.util.function.IntConsumer onReply)
+    {
         HeldReplies held = channel.attr(HELD).get();
         if (held == null)
         {
@@ -61,7 +69,7 @@ final class HttpReplies
             held = channel.attr(HELD).setIfAbsent(created);
             held = held == null ? created : held;
         }
-        final Hole hole = new Hole(channel);
+        final Hole hole = new Hole(channel, onReply);
         synchronized (held)
         {
             held.queue.addLast(hole);
@@ -79,6 +87,7 @@ final class HttpReplies
         {
             hole.response = response(status, contentType, body, false, retryAfterSeconds, null);
             hole.keepAlive = keepAlive;
+            hole.onReply.accept(status);
             while (!held.queue.isEmpty())
             {
                 final Object head = held.queue.peekFirst();

@@ -79,9 +79,11 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} for the tenant's account. */
-    public void entries(final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query)
+    public void entries(
+        final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query,
+        final java.util.function.IntConsumer onReply)
     {
-        final HttpReplies.Hole hole = HttpReplies.hold(channel);   // this reply's place in the connection's order
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         final int limit;
         final UUID after;
         try
@@ -144,9 +146,10 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
-    public void transfer(final Channel channel, final boolean keepAlive, final long tenantId, final UUID id)
+    public void transfer(
+        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final java.util.function.IntConsumer onReply)
     {
-        final HttpReplies.Hole hole = HttpReplies.hold(channel);   // this reply's place in the connection's order
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
             final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);

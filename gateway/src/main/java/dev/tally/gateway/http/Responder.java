@@ -104,7 +104,7 @@ public final class Responder implements EventHandler<LedgerEvent>
                     // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
                     body.release();
                     queries.transfer(channel, event.keepAlive, event.command.tenantId,
-                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo));
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
                     clearReplyFields(event);
                     return;
                 }
@@ -119,7 +119,8 @@ public final class Responder implements EventHandler<LedgerEvent>
                 }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
-                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery);
+                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                    replyRecorder(event));
                 clearReplyFields(event);
                 return;
             case COMMAND:
@@ -193,6 +194,14 @@ public final class Responder implements EventHandler<LedgerEvent>
             recordOutcome(slot);
         }
         return renderer.renderBatch(batchCommands, batchResults, size, body);
+    }
+
+    /** Records a reply the read pool writes later, like the ones written here (route, status, latency from receipt). */
+    private java.util.function.IntConsumer replyRecorder(final LedgerEvent event)
+    {
+        final int route = event.routeIndex;
+        final long receivedNs = event.receivedNs;
+        return status -> metrics.recordReply(route, status, receivedNs);
     }
 
     /** Only the slot that carried the reply is addressed (for a batch, its last one). */

@@ -207,7 +207,8 @@ public final class TallyMetrics implements StageMeters
      * @param status     the HTTP status written.
      * @param receivedNs {@link System#nanoTime()} when the I/O thread received the request, or 0.
      */
-    public void recordReply(final int route, final int status, final long receivedNs)
+    public void recordReply(final int route, final int status, final long receivedNs)   // responder and read-pool threads:
+                                                                                        // a racing lazy registration gets the same meter
     {
         if (route < 0 || status < 100 || status >= STATUS_MAX || receivedNs == 0)
         {

@@ -129,6 +129,21 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldReadTheServersCapacitiesFromTheConfigFileForASnapshotToo() throws IOException
+    {
+        final Path file = write("accounts-max=1234\ndata-dir=/from/file\n");
+        final String[] args = {"snapshot", "--config", file.toString()};
+        final CommandLine root = TallyMain.commandLine();
+        final SettingSources sources = SettingSources.from(args, Map.of());
+        sources.checkFileKeys(root);
+        root.setDefaultValueProvider(sources);
+        root.parseArgs(args);
+        final SnapshotCommand snapshot = root.getSubcommands().get("snapshot").getCommand();
+        assertEquals(1234, snapshot.ledgerOptions.accountsMax);
+        assertEquals(Path.of("/from/file"), snapshot.dataDir);
+    }
+
+    @Test
     void shouldServeWhenNoCommandIsNamed()
     {
         final Path dataDir = dir.resolve("data-default");

@@ -60,6 +60,10 @@ class ReadModelPipeliningIT
                 }
             }
             assertEquals(expected, actual, "replies in request order");
+            final String metrics = client.get("/metrics").body();
+            org.junit.jupiter.api.Assertions.assertTrue(metrics.lines().anyMatch(line -> line.startsWith("tally_http_requests_seconds_count") &&
+                line.contains("route=\"/v1/accounts/{id}/entries\"") && line.contains("status=\"200\"")),
+                "the pool's replies are in the request metrics too");
             tally.stop();
         }
     }
