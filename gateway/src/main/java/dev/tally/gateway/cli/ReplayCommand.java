@@ -27,15 +27,18 @@ public final class ReplayCommand implements Callable<Integer>
     @CommandLine.Mixin
     ReplaySourceOptions source = new ReplaySourceOptions();
 
+    /** picocli checks the value (exit 2 naming the choices); the constants are the flag's own spelling. */
+    enum Format
+    {
+        text, json, csv
+    }
+
     @CommandLine.Option(names = "--format", defaultValue = "text", description = "text, json or csv (default: ${DEFAULT-VALUE}).")
-    String format;
+    Format format;
 
     @CommandLine.Option(names = "--accounts", negatable = true, defaultValue = "true", fallbackValue = "true",
         description = "Print every account's balances (the default; --no-accounts prints the hash and totals only).")
     boolean accounts;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
 
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
@@ -46,10 +49,6 @@ public final class ReplayCommand implements Callable<Integer>
     @Override
     public Integer call() throws java.io.IOException
     {
-        if (!java.util.List.of("text", "json", "csv").contains(format))
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: --format must be text, json or csv, was " + format);
-        }
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))
@@ -73,7 +72,7 @@ public final class ReplayCommand implements Callable<Integer>
         final String hash = String.format("%016x", ledger.stateHash());
         switch (format)
         {
-            case "json":
+            case json:
                 out.print("{\"journalIndex\":" + ledger.lastJournalIndex() + ",\"snapshotIndex\":" + snapshotIndex +
                     ",\"commands\":" + result.deliveredCount() +
                     ",\"status\":\"" + result.status() + "\",\"stateHash\":\"" + hash + "\",\"totals\":{");
@@ -98,7 +97,7 @@ public final class ReplayCommand implements Callable<Integer>
                 }
                 out.println("}");
                 break;
-            case "csv":
+            case csv:
                 out.println("tenant_id,account_id,currency,posted,held,available");
                 for (int slot = 0; slot < a.count(); slot++)
                 {
@@ -114,6 +113,7 @@ public final class ReplayCommand implements Callable<Integer>
                 }
                 out.println("# state_hash=" + hash + " journal_index=" + ledger.lastJournalIndex() + " snapshot_index=" + snapshotIndex);
                 break;
+            case text:
             default:
                 out.println((snapshotIndex == 0 ? "from the journal's start" : "from the snapshot at journal index " + snapshotIndex) +
                     ": replayed " + result.deliveredCount() + " commands up to journal index " + ledger.lastJournalIndex() +

@@ -291,7 +291,7 @@ public final class ServeCommand implements Callable<Integer>
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel, tls, webhooks(), truncateJournalAfterCorruption, asyncForceIntervalMs);
+                !noReadModel, tls, webhooks(), new ServerConfig.JournalOptions(truncateJournalAfterCorruption, asyncForceIntervalMs));
         }
         catch (final IllegalArgumentException ex)
         {

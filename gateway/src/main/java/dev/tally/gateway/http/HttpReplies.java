@@ -12,6 +12,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import io.netty.util.AttributeKey;
+import java.util.ArrayDeque;
+import java.util.function.IntConsumer;
 
 /**
  * Builds and writes HTTP responses from a rendered envelope and its body, in request order per connection.
@@ -26,54 +28,45 @@ final class HttpReplies
 {
     static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
     private static final AsciiString TRUE = AsciiString.cached("true");
-    private static final AttributeKey<HeldReplies> HELD = AttributeKey.valueOf(HttpReplies.class, "held");
+    /** A connection's replies from its first open hole on, in request order; absent or empty: nothing held. Guarded by itself. */
+    private static final AttributeKey<ArrayDeque<Hole>> HELD = AttributeKey.valueOf(HttpReplies.class, "held");
 
-    /** The place of a reply a read-pool query will write (see {@link #hold}). */
+    /**
+     * The place of one reply in a connection's order: open until a read-pool query {@link #fill fills} it (see
+     * {@link #hold}); a reply written while the connection is held takes a place already filled.
+     */
     static final class Hole
     {
         private final Channel channel;
-        private final java.util.function.IntConsumer onReply;
+        private final IntConsumer onReply;
         private FullHttpResponse response;
         private boolean keepAlive;
 
-        private Hole(final Channel channel, final java.util.function.IntConsumer onReply)
+        private Hole(final Channel channel, final IntConsumer onReply)
         {
             this.channel = channel;
             this.onReply = onReply;
         }
     }
 
-    /** A connection's replies waiting behind a hole: holes and responses in request order. Guarded by itself. */
-    private static final class HeldReplies
-    {
-        private final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
-        private final java.util.ArrayDeque<Boolean> keepAlives = new java.util.ArrayDeque<>();
-    }
-
     /**
      * Reserves the place of the next reply on {@code channel} for a query answered later: call it where that
-     * reply would have been written (the responder, in ring order), then {@link #fill} the hole from the pool.
+     * reply would have been written (the responder, in ring order), then {@link #fill} the hole from the pool,
+     * which tells {@code onReply} the status (metrics).
      */
-    static Hole hold(final Channel channel)
+    static Hole hold(final Channel channel, final IntConsumer onReply)
     {
-        return hold(channel, status -> { });
-    }
-
-    /** As {@link #hold(Channel)}, telling {@code onReply} the status when the hole is filled (metrics). */
-    static Hole hold(final Channel channel, final java.util.function.IntConsumer onReply)
-    {
-        HeldReplies held = channel.attr(HELD).get();
+        ArrayDeque<Hole> held = channel.attr(HELD).get();
         if (held == null)
         {
-            final HeldReplies created = new HeldReplies();
+            final ArrayDeque<Hole> created = new ArrayDeque<>();
             held = channel.attr(HELD).setIfAbsent(created);
             held = held == null ? created : held;
         }
         final Hole hole = new Hole(channel, onReply);
         synchronized (held)
         {
-            held.queue.addLast(hole);
-            held.keepAlives.addLast(Boolean.TRUE);
+            held.addLast(hole);
         }
         return hole;
     }
@@ -82,24 +75,17 @@ final class HttpReplies
     static void fill(
         final Hole hole, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive, final int retryAfterSeconds)
     {
-        final HeldReplies held = hole.channel.attr(HELD).get();
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
         synchronized (held)
         {
             hole.response = response(status, contentType, body, false, retryAfterSeconds, null);
             hole.keepAlive = keepAlive;
             hole.onReply.accept(status);
-            while (!held.queue.isEmpty())
+            // up to a later query's hole still open: its reply and what follows it wait for it
+            while (!held.isEmpty() && held.peekFirst().response != null)
             {
-                final Object head = held.queue.peekFirst();
-                final FullHttpResponse ready = head instanceof Hole ? ((Hole)head).response : (FullHttpResponse)head;
-                if (ready == null)
-                {
-                    break;   // a later query's hole: its reply and what follows it wait for it
-                }
-                final boolean alive = head instanceof Hole ? ((Hole)head).keepAlive : held.keepAlives.peekFirst();
-                held.queue.removeFirst();
-                held.keepAlives.removeFirst();
-                send(hole.channel, ready, alive, true);
+                final Hole ready = held.removeFirst();
+                send(hole.channel, ready.response, ready.keepAlive, true);
             }
         }
     }
@@ -145,15 +131,17 @@ final class HttpReplies
         final boolean replayed, final int retryAfterSeconds, final String allow, final boolean flush)
     {
         final FullHttpResponse response = response(status, contentType, body, replayed, retryAfterSeconds, allow);
-        final HeldReplies held = channel.attr(HELD).get();
+        final ArrayDeque<Hole> held = channel.attr(HELD).get();
         if (held != null)
         {
             synchronized (held)
             {
-                if (!held.queue.isEmpty())
+                if (!held.isEmpty())
                 {
-                    held.queue.addLast(response);   // behind a reply a query has yet to write
-                    held.keepAlives.addLast(keepAlive);
+                    final Hole queued = new Hole(channel, null);   // behind a reply a query has yet to write
+                    queued.response = response;
+                    queued.keepAlive = keepAlive;
+                    held.addLast(queued);
                     return;
                 }
             }

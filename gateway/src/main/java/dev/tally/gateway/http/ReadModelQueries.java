@@ -56,6 +56,32 @@ public final class ReadModelQueries implements AutoCloseable
         });
     }
 
+    /** A checked entries query: the page size and the entry to start after (null: from the first). */
+    private record EntriesPage(int limit, UUID after)
+    {
+        /** @throws IllegalArgumentException naming what is wrong with {@code query}. */
+        static EntriesPage parse(final String query)
+        {
+            final int limit;
+            final UUID after;
+            try
+            {
+                limit = intParam(query, "limit", PAGE_DEFAULT);
+                final String afterText = param(query, "after");
+                after = afterText == null ? null : UUID.fromString(afterText);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX + " and after an entry id", ex);
+            }
+            if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
+            {
+                throw new IllegalArgumentException("limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX);
+            }
+            return new EntriesPage(limit, after);
+        }
+    }
+
     /**
      * @return why {@code query} is not a valid entries query ({@code limit} 1..1,000, {@code after} an entry id),
      * or null. The I/O thread asks first, so that a 400 queues in the ring behind earlier pipelined requests.
@@ -64,54 +90,31 @@ public final class ReadModelQueries implements AutoCloseable
     {
         try
         {
-            final int limit = intParam(query, "limit", PAGE_DEFAULT);
-            final String afterText = param(query, "after");
-            if (afterText != null)
-            {
-                UUID.fromString(afterText);
-            }
-            return limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX ? "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX : null;
+            EntriesPage.parse(query);
+            return null;
         }
         catch (final IllegalArgumentException ex)
         {
-            return "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX + " and after an entry id";
+            return ex.getMessage();
         }
     }
 
-    /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} for the tenant's account. */
+    /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} (checked by {@link #invalidEntriesQuery}) for the tenant's account. */
     public void entries(
         final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query,
         final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
-        final int limit;
-        final UUID after;
-        try
-        {
-            limit = intParam(query, "limit", PAGE_DEFAULT);
-            final String afterText = param(query, "after");
-            after = afterText == null ? null : UUID.fromString(afterText);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX +
-                " and after an entry id"));
-            return;
-        }
-        if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
-        {
-            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, "limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX));
-            return;
-        }
         submit(hole, channel, keepAlive, () ->
         {
+            final EntriesPage page = EntriesPage.parse(query);
             final int digits = accountDigits(tenantId, accountId);
             if (digits < 0)
             {
                 problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
                 return;
             }
-            final List<EntryRow> rows = readModel.reads().entries(tenantId, accountId, after, limit);
+            final List<EntryRow> rows = readModel.reads().entries(tenantId, accountId, page.after(), page.limit());
             final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 200);
             try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
             {
@@ -130,7 +133,7 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeEndObject();
                 }
                 json.writeEndArray();
-                if (rows.size() == limit)
+                if (rows.size() == page.limit())
                 {
                     json.writeStringField("next", rows.get(rows.size() - 1).id().toString());
                 }

@@ -22,10 +22,6 @@ final class BusinessHandler extends HandingOffStage
     private final UnitListener unitListener;
     private final StageMeters meters;
     private long batchStartNs;
-    /** Ring sequences: the last event handled, and the first and last of the Disruptor batch under way. */
-    private long lastSequence = -1;
-    private long batchFirstSequence;
-    private long batchLastSequence = -1;
 
     BusinessHandler(
         final Ledger ledger, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final UnitListener unitListener,
@@ -43,16 +39,15 @@ final class BusinessHandler extends HandingOffStage
     public void onBatchStart(final long batchSize, final long queueDepth)
     {
         batchStartNs = System.nanoTime();
-        batchFirstSequence = lastSequence + 1;
-        batchLastSequence = lastSequence + batchSize;
-        prefetch(batchFirstSequence);
+        batchStarts(batchSize);
+        prefetch(batchFirstSequence());
     }
 
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
-        lastSequence = sequence;
-        if ((sequence - batchFirstSequence) % PREFETCH_GROUP == 0)
+        handling(sequence);
+        if ((sequence - batchFirstSequence()) % PREFETCH_GROUP == 0)
         {
             prefetch(sequence + PREFETCH_GROUP); // one group ahead of the one starting here
         }
@@ -72,7 +67,7 @@ final class BusinessHandler extends HandingOffStage
      */
     private void prefetch(final long from)
     {
-        final long to = Math.min(from + PREFETCH_GROUP - 1, batchLastSequence);
+        final long to = Math.min(from + PREFETCH_GROUP - 1, batchLastSequence());
         for (long s = from; s <= to; s++)
         {
             final LedgerEvent next = ring.get(s);

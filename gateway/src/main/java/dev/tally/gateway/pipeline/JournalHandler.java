@@ -1,5 +1,6 @@
 package dev.tally.gateway.pipeline;
 
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import com.lmax.disruptor.RingBuffer;
@@ -32,9 +33,7 @@ final class JournalHandler extends HandingOffStage
     /** Null when there is no store to ask (no read model). */
     private final ReferenceCheck referenceCheck;
     private final Command[] referenced;
-    /** Ring sequences: the last event handled, the last of the batch under way, the last one checked. */
-    private long lastSequence = -1;
-    private long batchLastSequence = -1;
+    /** The last ring sequence whose reference, if any, has been checked. */
     private long checkedThrough = -1;
     private long checkPausedUntilNs = System.nanoTime();
     private long checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
@@ -63,13 +62,13 @@ final class JournalHandler extends HandingOffStage
         batchStartNs = System.nanoTime();
         oldestReceivedNs = 0;
         batchCommands = 0;
-        batchLastSequence = lastSequence + batchSize;
+        batchStarts(batchSize);
     }
 
     @Override
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
-        lastSequence = sequence;
+        handling(sequence);
         if (referenceCheck != null && sequence > checkedThrough && hasReference(event))
         {
             checkReferences(sequence);
@@ -137,7 +136,7 @@ final class JournalHandler extends HandingOffStage
     private void checkReferences(final long from)
     {
         int count = 0;
-        for (long s = from; s <= batchLastSequence; s++)
+        for (long s = from; s <= batchLastSequence(); s++)
         {
             final LedgerEvent next = ring.get(s);
             if (hasReference(next))
@@ -145,7 +144,7 @@ final class JournalHandler extends HandingOffStage
                 referenced[count++] = next.command;
             }
         }
-        checkedThrough = batchLastSequence;
+        checkedThrough = batchLastSequence();
         if (System.nanoTime() - checkPausedUntilNs < 0)
         {
             markUnchecked(count);
@@ -166,7 +165,7 @@ final class JournalHandler extends HandingOffStage
                 checkPauseNs = Math.min(REFERENCE_CHECK_PAUSE_MAX_NS, 2 * checkPauseNs);
             }
         }
-        java.util.Arrays.fill(referenced, 0, count, null);
+        Arrays.fill(referenced, 0, count, null);
     }
 
     private void markUnchecked(final int count)

@@ -27,9 +27,7 @@ import java.nio.file.Path;
  * @param persistence false runs without PostgreSQL at all (tests of the pipeline alone, benchmarks).
  * @param tls        the TLS context of the HTTP port, or null for plain HTTP.
  * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
- * @param truncateJournalAfterCorruption an operator's decision to cut the journal at a corrupt record that
- *                   intact records follow (docs/JOURNAL.md, "Open, torn tails and recovery"); false refuses to start.
- * @param asyncForceIntervalMs under {@code async}, how often at most the journal is forced (0: the kernel writes back).
+ * @param journal    the journal's operator settings (see {@link JournalOptions}).
  */
 public record ServerConfig(
     String host,
@@ -45,19 +43,44 @@ public record ServerConfig(
     boolean persistence,
     SslContext tls,
     RelayConfig webhooks,
-    boolean truncateJournalAfterCorruption,
-    long asyncForceIntervalMs)
+    JournalOptions journal)
 {
+    /**
+     * What an operator sets on the journal beyond the data folder and durability.
+     *
+     * @param truncateAfterCorruption cut the journal at a corrupt record that intact records follow (docs/JOURNAL.md,
+     *                                "Open, torn tails and recovery"); false refuses to start.
+     * @param asyncForceIntervalMs    under {@code async}, how often at most the journal is forced (0: the kernel writes back).
+     */
+    public record JournalOptions(boolean truncateAfterCorruption, long asyncForceIntervalMs)
+    {
+        public JournalOptions
+        {
+            if (asyncForceIntervalMs < 0 || asyncForceIntervalMs > JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX)
+            {
+                throw new IllegalArgumentException("--async-force-interval-ms must be 0.." + JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX +
+                    ", was " + asyncForceIntervalMs);
+            }
+        }
+
+        /** {@code tally serve}'s defaults: no cut, the journal's default force interval. */
+        public static JournalOptions defaults()
+        {
+            return new JournalOptions(false, JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT);
+        }
+
+        /** @return {@code config} with these settings. */
+        public JournalConfig applyTo(final JournalConfig config)
+        {
+            return config.withTruncateAfterCorruption(truncateAfterCorruption).withAsyncForceIntervalMs(asyncForceIntervalMs);
+        }
+    }
+
     public ServerConfig
     {
         if (port < 0 || port > 65_535)
         {
             throw new IllegalArgumentException("--port must be 0..65535, was " + port);
-        }
-        if (asyncForceIntervalMs < 0 || asyncForceIntervalMs > JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX)
-        {
-            throw new IllegalArgumentException("--async-force-interval-ms must be 0.." + JournalConfig.ASYNC_FORCE_INTERVAL_MS_MAX +
-                ", was " + asyncForceIntervalMs);
         }
         if (apiKeys.size() == 0)
         {
@@ -73,14 +96,14 @@ public record ServerConfig(
         }
     }
 
-    /** Without the operator's journal cut. */
+    /** With the journal's default settings. */
     public ServerConfig(
         final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
         final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
         final boolean persistence, final SslContext tls, final RelayConfig webhooks)
     {
-        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, false,
-            JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT);
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks,
+            JournalOptions.defaults());
     }
 
     /** Plain HTTP, no webhooks. */
@@ -104,28 +127,21 @@ public record ServerConfig(
     public ServerConfig withTls(final SslContext tls)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncateJournalAfterCorruption, asyncForceIntervalMs);
+            webhooks, journal);
     }
 
     /** @return this configuration delivering the outbox to {@code webhooks}. */
     public ServerConfig withWebhooks(final RelayConfig webhooks)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncateJournalAfterCorruption, asyncForceIntervalMs);
+            webhooks, journal);
     }
 
-    /** @return this configuration cutting the journal at a corrupt record that intact ones follow, if {@code truncate}. */
-    public ServerConfig withTruncateJournalAfterCorruption(final boolean truncate)
+    /** @return this configuration with other journal settings. */
+    public ServerConfig withJournal(final JournalOptions journal)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncate, asyncForceIntervalMs);
-    }
-
-    /** @return this configuration forcing an {@code async} journal at most every {@code intervalMs} (0: never). */
-    public ServerConfig withAsyncForceIntervalMs(final long intervalMs)
-    {
-        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, truncateJournalAfterCorruption, intervalMs);
+            webhooks, journal);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

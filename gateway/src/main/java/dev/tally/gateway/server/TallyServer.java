@@ -66,9 +66,7 @@ public final class TallyServer implements AutoCloseable
     {
         // 1. The journal: the source of truth.
         Files.createDirectories(config.dataDir());
-        journal = Journal.open(JournalConfig.of(config.journalDir(), config.durability())
-            .withTruncateAfterCorruption(config.truncateJournalAfterCorruption())
-            .withAsyncForceIntervalMs(config.asyncForceIntervalMs()));
+        journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
 
         // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
         //    effects of every command past its watermark.

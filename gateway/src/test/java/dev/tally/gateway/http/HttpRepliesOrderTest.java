@@ -24,18 +24,20 @@ class HttpRepliesOrderTest
     {
         final EmbeddedChannel channel = new EmbeddedChannel();
         write(channel, "r1");
-        final HttpReplies.Hole r2 = HttpReplies.hold(channel);
+        final List<Integer> filled = new ArrayList<>();
+        final HttpReplies.Hole r2 = HttpReplies.hold(channel, filled::add);
         write(channel, "r3");
-        final HttpReplies.Hole r4 = HttpReplies.hold(channel);
+        final HttpReplies.Hole r4 = HttpReplies.hold(channel, filled::add);
         write(channel, "r5");
         channel.flush();
         assertEquals(List.of("r1"), bodies(channel), "r3 waits for r2");
 
-        HttpReplies.fill(r4, 200, "text/plain", Unpooled.copiedBuffer("r4", StandardCharsets.US_ASCII), true, 0);
+        HttpReplies.fill(r4, 404, "text/plain", Unpooled.copiedBuffer("r4", StandardCharsets.US_ASCII), true, 0);
         assertEquals(List.of(), bodies(channel), "r4 is ready but waits for r2");
 
         HttpReplies.fill(r2, 200, "text/plain", Unpooled.copiedBuffer("r2", StandardCharsets.US_ASCII), true, 0);
         assertEquals(List.of("r2", "r3", "r4", "r5"), bodies(channel));
+        assertEquals(List.of(404, 200), filled, "each hole tells its status when filled");
 
         write(channel, "r6");
         channel.flush();

@@ -111,7 +111,7 @@ public final class InProcessServer implements AutoCloseable
                 ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
                 new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
                 HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel())
-                .withAsyncForceIntervalMs(settings.asyncForceIntervalMs());
+                .withJournal(new ServerConfig.JournalOptions(false, settings.asyncForceIntervalMs()));
             this.server = new TallyServer(config, SNAPSHOTS);
         }
         catch (final Exception ex)
