@@ -37,6 +37,7 @@ public final class LedgerPipeline implements AutoCloseable
 
     private final Disruptor<LedgerEvent> disruptor;
     private final RingBuffer<LedgerEvent> ring;
+    private final WaitStrategy waitStrategy;
     private final PipelineHealth health;
     private final TickPublisher ticker;
 
@@ -72,7 +73,7 @@ public final class LedgerPipeline implements AutoCloseable
         this.health = health;
 
         // 1. The ring: multi-producer (every Netty I/O thread and the ticker publish), pre-allocated slots.
-        final WaitStrategy waitStrategy = config.waitStrategy().create();
+        waitStrategy = config.waitStrategy().create();
         disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI, waitStrategy);
         ring = disruptor.getRingBuffer();
 
@@ -120,6 +121,10 @@ public final class LedgerPipeline implements AutoCloseable
     {
         ticker.close();
         disruptor.shutdown();
+        if (waitStrategy instanceof WakingWaitStrategy)
+        {
+            ((WakingWaitStrategy)waitStrategy).wakeAll();   // the halted stages see their alert now, not after a park
+        }
     }
 
     /** Sizes and timings of the pipeline, validated once at startup. */

@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * Spin briefly, then park until the one thread that makes this stage's input available wakes it: the
  * publishers wake the journaler (the ring calls {@link #signalAllWhenBlocking()} on every publish), the
  * journaler wakes the business thread once its batch is forced, the business thread wakes the responder
- * ({@link StageHandoff}). A timed park ({@code parkMaxNs}) is the safety net, and how a stage notices a halt
- * or a shutdown.
+ * ({@link StageHandoff}). A shutdown alerts the stages' barriers and calls {@link #wakeAll()}. A timed park
+ * ({@code parkMaxNs}) is only the safety net.
  *
  * <p>Why, against {@link BackoffWaitStrategy}: there a stage waiting through a journaler {@code fdatasync}
  * wakes on its own timer, several times for nothing or up to a park (≥ 50 µs of timer slack) late, once per
@@ -19,8 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  * nobody else is woken: an earlier experiment that woke every parked stage on every publish cost the
  * Netty I/O thread ~2–3 µs per request and gained nothing (docs/BENCHMARKS.md).
  *
- * <p>No lost wake-up: a waiter announces itself (volatile write), then re-reads the sequence it waits for;
- * a waker writes that sequence first (volatile), then reads the announcement.
+ * <p>No lost wake-up: a waiter announces itself (volatile write), then re-reads the sequence it waits for and
+ * its barrier's alert; a waker writes that sequence (or the alert) first (volatile), then reads the announcement.
  */
 public final class WakingWaitStrategy implements WaitStrategy
 {
@@ -66,6 +66,7 @@ public final class WakingWaitStrategy implements WaitStrategy
             waker.announce();
             try
             {
+                barrier.checkAlert();   // announced first: an alert set before wakeAll read the announcement is seen here
                 if ((available = dependentSequence.get()) >= sequence)
                 {
                     break;
@@ -85,6 +86,18 @@ public final class WakingWaitStrategy implements WaitStrategy
     public void signalAllWhenBlocking()
     {
         stages[JOURNALER].wake();
+    }
+
+    /**
+     * Wakes every parked stage: after a halt of the processors (a shutdown), whose barrier alerts reach this
+     * strategy only as {@link #signalAllWhenBlocking()}, which wakes the journaler alone.
+     */
+    public void wakeAll()
+    {
+        for (final StageWaker stage : stages)
+        {
+            stage.wake();
+        }
     }
 
     /** @return the waker of {@code stage} ({@link #JOURNALER}, {@link #BUSINESS} or {@link #RESPONDER}). */

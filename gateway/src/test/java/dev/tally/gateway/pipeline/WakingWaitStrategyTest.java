@@ -1,13 +1,17 @@
 package dev.tally.gateway.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.SequenceBarrier;
 import com.lmax.disruptor.Sequencer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,6 +63,25 @@ class WakingWaitStrategyTest
 
         assertEquals(0L, waited.get(5, TimeUnit.SECONDS));
         assertEquals(0L, journaled.get(), "the release published the stage's progress itself");
+    }
+
+    @Test
+    void shouldWakeAParkedDownstreamStageForAShutdown() throws Exception
+    {
+        // the business thread waits on the journaler's progress, which a shutdown never advances
+        final SequenceBarrier afterJournaler = ring.newBarrier(new Sequence(Sequencer.INITIAL_CURSOR_VALUE));
+        final CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() ->
+        {
+            StageHandoff.business(strategy).onStart();
+            return waitFor(afterJournaler, 0);
+        });
+        Thread.sleep(100);   // parked, for 30 s unless woken
+
+        afterJournaler.alert();   // what a halt does; the barrier's own signal wakes only the journaler
+        strategy.wakeAll();
+
+        final ExecutionException failed = assertThrows(ExecutionException.class, () -> waited.get(5, TimeUnit.SECONDS));
+        assertInstanceOf(AlertException.class, failed.getCause().getCause(), "the stage left its wait on the alert");
     }
 
     @Test
