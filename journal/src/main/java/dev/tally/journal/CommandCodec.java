@@ -15,14 +15,14 @@ import org.agrona.MutableDirectBuffer;
  * at fixed offsets of an Agrona buffer (a flyweight: no intermediate object, no allocation).
  *
  * <p>Layout, version 1, little-endian. Every command type uses the same layout so that the codec is
- * lossless whatever fields a type uses; only the reference text is variable (just
- * {@code referenceLength} bytes are written).
+ * lossless whatever fields a type uses; only the reference text (just {@code referenceLength} bytes are written)
+ * and a transfer's metadata (only when it has some) are variable.
  *
  * <pre>
  * offset size  field
  *      0    1  version                    u8   = {@link #VERSION}
  *      1    1  record type                u8   {@link CommandType#code()}
- *      2    2  record length              u16  {@link #FIXED_LENGTH} + referenceLength
+ *      2    2  record length              u16  {@link #FIXED_LENGTH} + referenceLength (+ 2 + metadataLength)
  *      4    4  batchSize                  i32
  *      8    8  journalIndex               i64
  *     16    8  timestampNs                i64
@@ -44,13 +44,18 @@ import org.agrona.MutableDirectBuffer;
  *    136    8  referenceHi                i64
  *    144    8  referenceLo                i64
  *    152    4  subBalances                i32
- *    156    1  flags                      u8   bit 0 atomic, bit 1 debitsMustNotExceedCredits, bit 2 referenceTaken, bit 3 referenceUnchecked
+ *    156    1  flags                      u8   bit 0 atomic, bit 1 debitsMustNotExceedCredits, bit 2 referenceTaken,
+ *                                               bit 3 referenceUnchecked, bit 4 metadata
  *    157    1  referenceLength            u8   0..{@link LedgerLimits#REFERENCE_LENGTH_MAX}
  *    158    n  reference                  n = referenceLength ASCII bytes
- *  158+n    4  crc32c                     over bytes [0, 158+n)
+ *  158+n    2  metadataLength             u16  1..{@link LedgerLimits#METADATA_LENGTH_MAX}, only with flag bit 4
+ *  160+n    m  metadata                   m = metadataLength bytes (canonical JSON, UTF-8), only with flag bit 4
+ *      e    4  crc32c                     over bytes [0, e): e = 158+n without metadata, 160+n+m with it
  * </pre>
  *
- * <p>A record is 162 to 226 bytes. Decoding checks, in this order, the length available, the version,
+ * <p>A record is 162 to 226 bytes without metadata (the layout of records written before metadata existed,
+ * unchanged), up to 1,252 with it. A binary older than flag bit 4 reads a record that has metadata as
+ * {@code BAD_LENGTH}: do not roll back past it onto a journal that has such records. Decoding checks, in this order, the length available, the version,
  * the announced length, the CRC32C, the type and the reference length, and reports the first failure
  * as a {@link DecodeStatus}; a record that fails any check leaves the target command unspecified.
  *
@@ -92,13 +97,17 @@ public final class CommandCodec
     static final int FLAG_REFERENCE_TAKEN = 1 << 2;
     /** Added within version 1, like {@link #FLAG_REFERENCE_TAKEN}. */
     static final int FLAG_REFERENCE_UNCHECKED = 1 << 3;
+    /** Added within version 1: a transfer's metadata follows the reference text (its length first, u16). */
+    static final int FLAG_METADATA = 1 << 4;
+    static final int METADATA_LENGTH_SIZE = Short.BYTES;
 
     /** Bytes of a record whose reference is empty: everything but the reference text. */
     public static final int FIXED_LENGTH = REFERENCE_OFFSET + RecordHeader.CHECKSUM_SIZE;
     /** Bytes of the smallest record. */
     public static final int ENCODED_LENGTH_MIN = FIXED_LENGTH;
-    /** Bytes of the largest record: a full-length reference. */
-    public static final int ENCODED_LENGTH_MAX = FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX;
+    /** Bytes of the largest record: a full-length reference and the most metadata. */
+    public static final int ENCODED_LENGTH_MAX =
+        FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX + METADATA_LENGTH_SIZE + LedgerLimits.METADATA_LENGTH_MAX;
 
     private final CRC32C crc = new CRC32C();
     private final byte[] crcScratch = new byte[ENCODED_LENGTH_MAX];
@@ -106,7 +115,13 @@ public final class CommandCodec
     /** @return bytes {@code command} takes once encoded. */
     public static int encodedLength(final Command command)
     {
-        return FIXED_LENGTH + command.referenceLength;
+        return FIXED_LENGTH + command.referenceLength + metadataBytes(command.metadataLength);
+    }
+
+    /** @return bytes the metadata takes in a record: none without metadata, else its length field and itself. */
+    private static int metadataBytes(final int metadataLength)
+    {
+        return metadataLength == 0 ? 0 : METADATA_LENGTH_SIZE + metadataLength;
     }
 
     /**
@@ -129,7 +144,12 @@ public final class CommandCodec
         {
             throw new IllegalArgumentException("referenceLength out of range: " + referenceLength);
         }
-        final int recordLength = FIXED_LENGTH + referenceLength;
+        final int metadataLength = command.metadataLength;
+        if (metadataLength < 0 || metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+        {
+            throw new IllegalArgumentException("metadataLength out of range: " + metadataLength);
+        }
+        final int recordLength = FIXED_LENGTH + referenceLength + metadataBytes(metadataLength);
         if (offset < 0 || buffer.capacity() - offset < recordLength)
         {
             throw new IllegalArgumentException("buffer too small for a record of " + recordLength + " bytes");
@@ -162,6 +182,12 @@ public final class CommandCodec
         buffer.putByte(offset + FLAGS_OFFSET, flags(command));
         buffer.putByte(offset + REFERENCE_LENGTH_OFFSET, (byte)referenceLength);
         buffer.putBytes(offset + REFERENCE_OFFSET, command.reference, 0, referenceLength);
+        if (metadataLength > 0)
+        {
+            final int metadataAt = offset + REFERENCE_OFFSET + referenceLength;
+            buffer.putShort(metadataAt, (short)metadataLength, BYTE_ORDER);
+            buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata, 0, metadataLength);
+        }
 
         final int checksumOffset = recordLength - RecordHeader.CHECKSUM_SIZE;
         final int checksum = RecordHeader.crc32c(crc, crcScratch, buffer, offset, checksumOffset);
@@ -190,8 +216,26 @@ public final class CommandCodec
             return DecodeStatus.UNKNOWN_TYPE;
         }
         final int referenceLength = buffer.getByte(offset + REFERENCE_LENGTH_OFFSET) & 0xFF;
-        if (referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX ||
-            FIXED_LENGTH + referenceLength != RecordHeader.recordLength(buffer, offset))
+        final int recordLength = RecordHeader.recordLength(buffer, offset);
+        final int flags = buffer.getByte(offset + FLAGS_OFFSET);
+        if (referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
+        {
+            return DecodeStatus.BAD_LENGTH;
+        }
+        int metadataLength = 0;
+        if ((flags & FLAG_METADATA) != 0)
+        {
+            if (FIXED_LENGTH + referenceLength + METADATA_LENGTH_SIZE > recordLength)
+            {
+                return DecodeStatus.BAD_LENGTH;
+            }
+            metadataLength = buffer.getShort(offset + REFERENCE_OFFSET + referenceLength, BYTE_ORDER) & 0xFFFF;
+            if (metadataLength == 0 || metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+            {
+                return DecodeStatus.BAD_LENGTH;
+            }
+        }
+        if (FIXED_LENGTH + referenceLength + metadataBytes(metadataLength) != recordLength)
         {
             return DecodeStatus.BAD_LENGTH;
         }
@@ -221,13 +265,17 @@ public final class CommandCodec
         command.referenceHi = buffer.getLong(offset + REFERENCE_HI_OFFSET, BYTE_ORDER);
         command.referenceLo = buffer.getLong(offset + REFERENCE_LO_OFFSET, BYTE_ORDER);
         command.subBalances = buffer.getInt(offset + SUB_BALANCES_OFFSET, BYTE_ORDER);
-        final int flags = buffer.getByte(offset + FLAGS_OFFSET);
         command.atomic = (flags & FLAG_ATOMIC) != 0;
         command.debitsMustNotExceedCredits = (flags & FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS) != 0;
         command.referenceTaken = (flags & FLAG_REFERENCE_TAKEN) != 0;
         command.referenceUnchecked = (flags & FLAG_REFERENCE_UNCHECKED) != 0;
         command.referenceLength = referenceLength;
         buffer.getBytes(offset + REFERENCE_OFFSET, command.reference, 0, referenceLength);
+        command.metadataLength = metadataLength;
+        if (metadataLength > 0)
+        {
+            buffer.getBytes(offset + REFERENCE_OFFSET + referenceLength + METADATA_LENGTH_SIZE, command.metadata, 0, metadataLength);
+        }
         return DecodeStatus.OK;
     }
 
@@ -255,6 +303,10 @@ public final class CommandCodec
         if (command.referenceUnchecked)
         {
             flags |= FLAG_REFERENCE_UNCHECKED;
+        }
+        if (command.metadataLength > 0)
+        {
+            flags |= FLAG_METADATA;
         }
         return (byte)flags;
     }

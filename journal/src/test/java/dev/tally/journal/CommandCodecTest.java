@@ -72,7 +72,51 @@ class CommandCodecTest
         command.referenceLength = 0;
         assertEquals(CommandCodec.ENCODED_LENGTH_MIN, codec.encode(command, buffer, 0));
         command.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX;
+        assertEquals(CommandCodec.FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
+        command.metadataLength = LedgerLimits.METADATA_LENGTH_MAX;
         assertEquals(CommandCodec.ENCODED_LENGTH_MAX, codec.encode(command, buffer, 0));
+    }
+
+    @Test
+    void shouldLayMetadataOutAfterTheReferenceWithItsLengthFirst()
+    {
+        final String metadata = "{\"orderId\":\"A-17\",\"ş\":\"ü\"}";
+        final Command command = TestCommands.withMetadata(TestCommands.transfer(12, "inv-1"), metadata);
+        final int metadataBytes = metadata.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+
+        final int length = codec.encode(command, buffer, 0);
+        final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
+
+        assertEquals(CommandCodec.FIXED_LENGTH + 5 + 2 + metadataBytes, length);
+        assertEquals(CommandCodec.FLAG_METADATA, bytes.get(CommandCodec.FLAGS_OFFSET) & CommandCodec.FLAG_METADATA);
+        assertEquals(metadataBytes, bytes.getShort(158 + 5));
+        assertEquals(metadata, new String(buffer.byteArray(), 158 + 5 + 2, metadataBytes, java.nio.charset.StandardCharsets.UTF_8));
+        final Command decoded = new Command();
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));
+        assertSameCommand(command, decoded);
+        // and a record without metadata keeps the layout written before metadata existed: no flag, no length field
+        final int plain = codec.encode(TestCommands.transfer(12, "inv-1"), buffer, 0);
+        assertEquals(CommandCodec.FIXED_LENGTH + 5, plain);
+        assertEquals(0, bytes.get(CommandCodec.FLAGS_OFFSET) & CommandCodec.FLAG_METADATA);
+    }
+
+    @Test
+    void shouldRejectMetadataLengthsThatDisagreeWithTheRecord()
+    {
+        final Command withMetadata = TestCommands.withMetadata(TestCommands.transfer(13, "abc"), "{\"a\":\"b\"}");
+        final int length = codec.encode(withMetadata, buffer, 0);
+        final int lengthField = CommandCodec.REFERENCE_OFFSET + 3;
+        for (final int wrong : new int[] {0, 8, 10, LedgerLimits.METADATA_LENGTH_MAX + 1, 0xFFFF})
+        {
+            buffer.putShort(lengthField, (short)wrong, ByteOrder.LITTLE_ENDIAN);
+            resealChecksum(length);
+            assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()), "metadata length " + wrong);
+        }
+        // the flag on a record that has no metadata
+        final int plain = codec.encode(TestCommands.transfer(13, "abc"), buffer, 0);
+        buffer.putByte(CommandCodec.FLAGS_OFFSET, (byte)(buffer.getByte(CommandCodec.FLAGS_OFFSET) | CommandCodec.FLAG_METADATA));
+        resealChecksum(plain);
+        assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, plain, new Command()));
     }
 
     @Test
@@ -85,10 +129,11 @@ class CommandCodecTest
         assertEquals(DecodeStatus.UNKNOWN_VERSION, codec.decode(buffer, 0, length, new Command()));
     }
 
-    @Test
-    void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse()
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", "{\"k\":\"v\"}"})
+    void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse(final String metadata)
     {
-        final int length = codec.encode(TestCommands.transfer(3, "bitflip"), buffer, 0);
+        final int length = codec.encode(TestCommands.withMetadata(TestCommands.transfer(3, "bitflip"), metadata), buffer, 0);
         final Command decoded = new Command();
         for (int offset = 0; offset < length; offset++)
         {
@@ -138,7 +183,7 @@ class CommandCodecTest
     @Test
     void shouldDecodeFromOffHeapBuffer()
     {
-        final UnsafeBuffer direct = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
+        final UnsafeBuffer direct = new UnsafeBuffer(ByteBuffer.allocateDirect(100 + CommandCodec.ENCODED_LENGTH_MAX));
         final Command original = TestCommands.random(CommandType.CREATE_ACCOUNT, new Random(11));
 
         final int length = codec.encode(original, direct, 100);
@@ -157,9 +202,12 @@ class CommandCodecTest
         noType.type = null;
         final Command longReference = TestCommands.transfer(8, "t");
         longReference.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX + 1;
+        final Command longMetadata = TestCommands.transfer(8, "t");
+        longMetadata.metadataLength = LedgerLimits.METADATA_LENGTH_MAX + 1;
 
         assertThrows(IllegalArgumentException.class, () -> codec.encode(noType, buffer, 0));
         assertThrows(IllegalArgumentException.class, () -> codec.encode(longReference, buffer, 0));
+        assertThrows(IllegalArgumentException.class, () -> codec.encode(longMetadata, buffer, 0));
         assertThrows(IllegalArgumentException.class,
             () -> codec.encode(TestCommands.transfer(8, "t"), new UnsafeBuffer(new byte[100]), 0));
     }

@@ -53,6 +53,20 @@ final class TestCommands
         {
             command.reference[i] = (byte)(0x21 + random.nextInt(0x7E - 0x21 + 1));
         }
+        command.metadataLength = random.nextBoolean() ? 0 : 1 + random.nextInt(LedgerLimits.METADATA_LENGTH_MAX);
+        for (int i = 0; i < command.metadataLength; i++)
+        {
+            command.metadata[i] = (byte)random.nextInt();   // opaque to the journal: any bytes
+        }
+        return command;
+    }
+
+    /** {@code command} with {@code json} as its metadata (the gateway's canonical form, here as given). */
+    static Command withMetadata(final Command command, final String json)
+    {
+        final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(bytes, 0, command.metadata, 0, bytes.length);
+        command.metadataLength = bytes.length;
         return command;
     }
 
@@ -63,6 +77,7 @@ final class TestCommands
         final byte[] bytes = reference.getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(bytes, 0, command.reference, 0, bytes.length);
         command.referenceLength = bytes.length;
+        command.metadataLength = 0;
         command.batchSize = 1;
         command.batchPosition = 0;
         return command;
@@ -113,5 +128,10 @@ final class TestCommands
             Arrays.copyOf(expected.reference, expected.referenceLength),
             Arrays.copyOf(actual.reference, actual.referenceLength),
             "reference");
+        assertEquals(expected.metadataLength, actual.metadataLength, "metadataLength");
+        assertArrayEquals(
+            Arrays.copyOf(expected.metadata, expected.metadataLength),
+            Arrays.copyOf(actual.metadata, actual.metadataLength),
+            "metadata");
     }
 }

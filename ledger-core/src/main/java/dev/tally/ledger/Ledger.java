@@ -611,6 +611,7 @@ public final class Ledger
         out.reversesIndex = transfers.reversesIndex(position);
         out.reversesTimestampNs = transfers.reversesTimestampNs(position);
         out.referenceLength = transfers.copyReference(position, out.reference);
+        out.hasMetadata = transfers.hasMetadata(position);
         return out;
     }
 

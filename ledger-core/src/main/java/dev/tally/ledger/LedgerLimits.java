@@ -12,6 +12,11 @@ public final class LedgerLimits
     public static final int BATCH_OPERATIONS_MAX = 8_190;
     /** Bytes of a transfer reference (visible ASCII). */
     public static final int REFERENCE_LENGTH_MAX = 64;
+    /**
+     * Bytes of a transfer's metadata in its canonical form (a JSON object of string members, UTF-8; the
+     * gateway builds and bounds it). Opaque to the ledger: journaled, carried to PostgreSQL and the outbox.
+     */
+    public static final int METADATA_LENGTH_MAX = 1_024;
     /** Bytes of an idempotency key (visible ASCII), as the spec allows. */
     public static final int IDEMPOTENCY_KEY_LENGTH_MAX = 255;
     /** Journal indexes fit in 48 bits so that they fit inside a UUIDv7 with room for the leg ordinal. */

@@ -96,7 +96,8 @@ final class Postings
         r.accountB = c.creditAccountId;
         r.amountMinor = c.amountMinor;
         r.currency = c.currency;
-        if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
+        if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX ||
+            c.metadataLength < 0 || c.metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
         {
             r.code = ResultCode.INVALID_COMMAND;
             return;
@@ -160,7 +161,7 @@ final class Postings
         }
         move(debitSlot, creditSlot, c.amountMinor, c);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, c.debitAccountId, c.creditAccountId, c.amountMinor,
-            c.currency, TransferKind.TRANSFER, 0, 0, c.referenceHi, c.referenceLo, c.reference, c.referenceLength);
+            c.currency, TransferKind.TRANSFER, 0, 0, c.referenceHi, c.referenceLo, c.reference, c.referenceLength, c.metadataLength > 0);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
         if (c.hasReference())
         {
@@ -168,6 +169,10 @@ final class Postings
             undo.record(UndoLog.REFERENCE_ADDED, 0, 0, 0);
         }
         event(EventType.TRANSFER_POSTED, c, c.journalIndex, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, 0);
+        if (c.metadataLength > 0)
+        {
+            effects.eventMetadata(c.metadata, c.metadataLength);
+        }
     }
 
     void reverse(final Command c, final Result r)
@@ -226,7 +231,7 @@ final class Postings
         undo.record(UndoLog.TRANSFER_REVERSED, original, transfers.reversed(original), 0);
         transfers.setReversed(original, transfers.reversed(original) + amount);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, debitAccount, creditAccount, amount, r.currency,
-            TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0);
+            TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0, false);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
         event(EventType.TRANSFER_REVERSED, c, c.journalIndex, debitAccount, creditAccount, amount, r.currency, originalIndex);
     }
@@ -337,7 +342,7 @@ final class Postings
         move(debitSlot, creditSlot, amount, c);
         holds.remove(hold);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, heldAccount, c.creditAccountId, amount, r.currency,
-            TransferKind.CAPTURE, 0, 0, 0, 0, c.reference, 0);
+            TransferKind.CAPTURE, 0, 0, 0, 0, c.reference, 0, false);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
         event(EventType.HOLD_CAPTURED, c, r.extra, heldAccount, c.creditAccountId, amount, r.currency, heldAmount - amount);
     }

@@ -88,6 +88,13 @@ public final class Command
     public final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     public int referenceLength;
     /**
+     * TRANSFER: the metadata in its canonical JSON form (UTF-8); only the first {@link #metadataLength} count, 0 for
+     * none. The ledger's rules never read it: it is journaled, covered by the fingerprint, echoed in the reply and
+     * handed with the transfer's event to PostgreSQL and the outbox.
+     */
+    public final byte[] metadata = new byte[LedgerLimits.METADATA_LENGTH_MAX];
+    public int metadataLength;
+    /**
      * TRANSFER: the journaler found the reference on a transfer in PostgreSQL (one older than the ledger's
      * reference window, which the ledger no longer remembers), whose id it put in {@link #targetIdHi} /
      * {@link #targetIdLo}. Set before the command is journaled, so a replay decides exactly as the first run.
@@ -154,6 +161,7 @@ public final class Command
         referenceHi = 0;
         referenceLo = 0;
         referenceLength = 0;
+        metadataLength = 0;
         referenceTaken = false;
         referenceUnchecked = false;
         return this;
@@ -190,9 +198,11 @@ public final class Command
         referenceHi = other.referenceHi;
         referenceLo = other.referenceLo;
         referenceLength = other.referenceLength;
+        metadataLength = other.metadataLength;
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
+        System.arraycopy(other.metadata, 0, metadata, 0, other.metadataLength);
         return this;
     }
 }

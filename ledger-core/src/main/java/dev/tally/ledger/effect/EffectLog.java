@@ -48,6 +48,11 @@ public final class EffectLog
     private long[] eventAmount = new long[INITIAL_CAPACITY];
     private long[] eventExtra = new long[INITIAL_CAPACITY];
     private int[] eventCurrency = new int[INITIAL_CAPACITY];
+    // an event's metadata (a transfer's, canonical JSON): a run of eventMetadata, in event order
+    private int[] eventMetadataOffset = new int[INITIAL_CAPACITY];
+    private int[] eventMetadataLength = new int[INITIAL_CAPACITY];
+    private byte[] eventMetadata = new byte[INITIAL_CAPACITY * 16];
+    private int eventMetadataUsed;
 
     /** Empties every list (start of a unit). */
     public void clear()
@@ -55,6 +60,7 @@ public final class EffectLog
         entryCount = 0;
         balanceCount = 0;
         eventCount = 0;
+        eventMetadataUsed = 0;
     }
 
     /** @return a mark to {@link #truncate} back to (an atomic batch's start). */
@@ -69,6 +75,7 @@ public final class EffectLog
         entryCount = (int)(mark >>> 42);
         balanceCount = (int)(mark >>> 21) & 0x1F_FFFF;
         eventCount = (int)mark & 0x1F_FFFF;
+        eventMetadataUsed = eventCount == 0 ? 0 : eventMetadataOffset[eventCount - 1] + eventMetadataLength[eventCount - 1];
     }
 
     /** Appends one ledger entry (one leg of a transfer). */
@@ -138,6 +145,8 @@ public final class EffectLog
             eventAmount = Arrays.copyOf(eventAmount, n);
             eventExtra = Arrays.copyOf(eventExtra, n);
             eventCurrency = Arrays.copyOf(eventCurrency, n);
+            eventMetadataOffset = Arrays.copyOf(eventMetadataOffset, n);
+            eventMetadataLength = Arrays.copyOf(eventMetadataLength, n);
         }
         final int i = eventCount++;
         eventType[i] = type;
@@ -151,6 +160,22 @@ public final class EffectLog
         eventAmount[i] = amountMinor;
         eventCurrency[i] = currency;
         eventExtra[i] = extra;
+        eventMetadataOffset[i] = eventMetadataUsed;
+        eventMetadataLength[i] = 0;
+    }
+
+    /** Gives the event appended last {@code length} bytes of metadata (copied). */
+    public void eventMetadata(final byte[] metadata, final int length)
+    {
+        if (eventMetadataUsed + length > eventMetadata.length)
+        {
+            eventMetadata = Arrays.copyOf(eventMetadata, Math.max(eventMetadata.length * 2, eventMetadataUsed + length));
+        }
+        final int i = eventCount - 1;
+        System.arraycopy(metadata, 0, eventMetadata, eventMetadataUsed, length);
+        eventMetadataOffset[i] = eventMetadataUsed;
+        eventMetadataLength[i] = length;
+        eventMetadataUsed += length;
     }
 
     public int entryCount()
@@ -288,5 +313,22 @@ public final class EffectLog
     public long eventExtra(final int i)
     {
         return eventExtra[i];
+    }
+
+    /** @return bytes of metadata event {@code i} carries (0: none); they start at {@link #eventMetadataOffset}. */
+    public int eventMetadataLength(final int i)
+    {
+        return eventMetadataLength[i];
+    }
+
+    public int eventMetadataOffset(final int i)
+    {
+        return eventMetadataOffset[i];
+    }
+
+    /** @return the array every event's metadata is in; valid until the next unit starts. */
+    public byte[] eventMetadataBytes()
+    {
+        return eventMetadata;
     }
 }

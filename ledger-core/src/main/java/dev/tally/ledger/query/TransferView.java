@@ -26,6 +26,8 @@ public final class TransferView
     public long reversesTimestampNs;
     public final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     public int referenceLength;
+    /** The transfer carries metadata, which memory does not keep: a read of it asks PostgreSQL. */
+    public boolean hasMetadata;
 
     public TransferView copyFrom(final TransferView other)
     {
@@ -42,6 +44,7 @@ public final class TransferView
         reversesIndex = other.reversesIndex;
         reversesTimestampNs = other.reversesTimestampNs;
         referenceLength = other.referenceLength;
+        hasMetadata = other.hasMetadata;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
         return this;
     }

@@ -34,6 +34,9 @@ public final class TransferTable
     private static final int REF_HI = 8;
     private static final int PACKED = 9;
     private static final int REVERSES_TIME = 10;
+    /** In {@link #PACKED}: currency in bits 0–31, kind 32–39, reference length 40–47, has-metadata bit 48. */
+    private static final int REFERENCE_LENGTH_SHIFT = 40;
+    private static final long HAS_METADATA_BIT = 1L << 48;
 
     private final long[] ring;
     private final byte[] references;
@@ -95,7 +98,8 @@ public final class TransferTable
     public int add(
         final long journalIndex, final long timestampNs, final long tenantId, final long debitAccountId,
         final long creditAccountId, final long amountMinor, final int currency, final int kind, final long reversesIndex,
-        final long reversesTimestampNs, final long referenceHi, final long referenceLo, final byte[] reference, final int referenceLength)
+        final long reversesTimestampNs, final long referenceHi, final long referenceLo, final byte[] reference, final int referenceLength,
+        final boolean hasMetadata)
     {
         if (tail > head && journalIndex <= ring[previous(tailPosition) * STRIDE + INDEX])
         {
@@ -113,7 +117,8 @@ public final class TransferTable
         ring[offset + REVERSES] = reversesIndex;
         ring[offset + REVERSES_TIME] = reversesTimestampNs;
         ring[offset + REF_HI] = referenceHi;
-        ring[offset + PACKED] = ((long)referenceLength << 40) | ((long)(kind & 0xFF) << 32) | (currency & 0xFFFF_FFFFL);
+        ring[offset + PACKED] = (hasMetadata ? HAS_METADATA_BIT : 0) | ((long)referenceLength << REFERENCE_LENGTH_SHIFT) |
+            ((long)(kind & 0xFF) << 32) | (currency & 0xFFFF_FFFFL);
         referenceLos[position] = referenceLo;
         if (referenceLength > 0)
         {
@@ -224,7 +229,16 @@ public final class TransferTable
 
     public int referenceLength(final int position)
     {
-        return (int)(ring[position * STRIDE + PACKED] >>> 40);
+        return (int)(ring[position * STRIDE + PACKED] >>> REFERENCE_LENGTH_SHIFT) & 0xFF;
+    }
+
+    /**
+     * @return whether the transfer was created with metadata. The ledger keeps only this bit: the metadata itself
+     * lives in the journal and in PostgreSQL, which a read of the transfer then asks (docs/ARCHITECTURE.md).
+     */
+    public boolean hasMetadata(final int position)
+    {
+        return (ring[position * STRIDE + PACKED] & HAS_METADATA_BIT) != 0;
     }
 
     /** @return the reference text of a transfer (allocates: reads only, off the business thread). */
@@ -278,7 +292,7 @@ public final class TransferTable
             }
             digest.add(referenceLos[position]);
             final int base = position * LedgerLimits.REFERENCE_LENGTH_MAX;
-            final int referenceLength = (int)(ring[offset + PACKED] >>> 40);
+            final int referenceLength = (int)(ring[offset + PACKED] >>> REFERENCE_LENGTH_SHIFT) & 0xFF;
             for (int i = 0; i < referenceLength; i++)
             {
                 digest.add(references[base + i]);

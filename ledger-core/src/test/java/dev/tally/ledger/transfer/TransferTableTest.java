@@ -13,7 +13,25 @@ class TransferTableTest
     private static int add(final TransferTable table, final long journalIndex)
     {
         return table.add(journalIndex, journalIndex * 10, 1, 2, 3, journalIndex, 0x555344, TransferKind.TRANSFER, 0, 0, 0, 0,
-            NO_REFERENCE, 0);
+            NO_REFERENCE, 0, false);
+    }
+
+    @Test
+    void shouldKeepTheMetadataBitApartFromTheReferenceLengthKindAndCurrency()
+    {
+        final TransferTable table = new TransferTable(4);
+        final byte[] reference = new byte[dev.tally.ledger.LedgerLimits.REFERENCE_LENGTH_MAX];
+        java.util.Arrays.fill(reference, (byte)'r');
+        final int full = table.add(1, 10, 1, 2, 3, 5, 0x555344, TransferKind.REVERSAL, 0, 0, 7, 8, reference, reference.length, true);
+        final int plain = table.add(2, 20, 1, 2, 3, 5, 0x545259, TransferKind.TRANSFER, 0, 0, 7, 8, reference, 3, false);
+
+        org.junit.jupiter.api.Assertions.assertTrue(table.hasMetadata(full));
+        org.junit.jupiter.api.Assertions.assertEquals(reference.length, table.referenceLength(full));
+        org.junit.jupiter.api.Assertions.assertEquals(TransferKind.REVERSAL, table.kind(full));
+        org.junit.jupiter.api.Assertions.assertEquals(0x555344, table.currency(full));
+        org.junit.jupiter.api.Assertions.assertFalse(table.hasMetadata(plain));
+        org.junit.jupiter.api.Assertions.assertEquals(3, table.referenceLength(plain));
+        org.junit.jupiter.api.Assertions.assertEquals("rrr", table.reference(plain));
     }
 
     @Test
