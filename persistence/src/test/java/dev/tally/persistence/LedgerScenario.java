@@ -86,6 +86,13 @@ public final class LedgerScenario
 
     public Command transferCommand(final long debit, final long credit, final long amountMinor, final String reference)
     {
+        return transferCommand(debit, credit, amountMinor, reference, null);
+    }
+
+    /** @param metadata canonical JSON object text, as the gateway would journal it, or null for none. */
+    public Command transferCommand(
+        final long debit, final long credit, final long amountMinor, final String reference, final String metadata)
+    {
         final Command c = next(CommandType.TRANSFER);
         c.debitAccountId = debit;
         c.creditAccountId = credit;
@@ -97,6 +104,12 @@ public final class LedgerScenario
             c.referenceLength = text.length;
             c.referenceHi = digest(0x52454648, reference);
             c.referenceLo = digest(0x5245464C, reference);
+        }
+        if (metadata != null)
+        {
+            final byte[] json = metadata.getBytes(StandardCharsets.UTF_8);
+            System.arraycopy(json, 0, c.metadata, 0, json.length);
+            c.metadataLength = json.length;
         }
         return seal(c);
     }
@@ -120,6 +133,11 @@ public final class LedgerScenario
     public Result transfer(final long debit, final long credit, final long amountMinor, final String reference)
     {
         return apply(transferCommand(debit, credit, amountMinor, reference));
+    }
+
+    public Result transfer(final long debit, final long credit, final long amountMinor, final String reference, final String metadata)
+    {
+        return apply(transferCommand(debit, credit, amountMinor, reference, metadata));
     }
 
     public Result reverse(final Result transfer, final long amountMinor)
@@ -263,6 +281,10 @@ public final class LedgerScenario
         final StateDigest d = new StateDigest().add(c.type.code()).add(c.tenantId).add(c.accountId).add(c.debitAccountId)
             .add(c.creditAccountId).add(c.amountMinor).add(c.currency).add(c.subBalances).add(c.targetIdHi).add(c.targetIdLo)
             .add(c.holdTimeoutMs).add(c.referenceHi).add(c.referenceLo);
+        for (int i = 0; i < c.metadataLength; i++)
+        {
+            d.add(c.metadata[i]);
+        }
         c.fingerprintHi = d.value();
         c.fingerprintLo = d.add(1).value();
         return c;

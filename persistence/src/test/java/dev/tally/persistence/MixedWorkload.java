@@ -10,13 +10,16 @@ import java.util.SplittableRandom;
  * A deterministic run of every kind of command: plain, hot (8 sub-balances), overdraft and funding accounts;
  * transfers with references, rejections, partial and full reversals; holds captured, voided, expired and
  * marked unknown; atomic batches that commit and that fail; a non-atomic batch; two tenants using the same
- * account ids and the same reference text, whose holds expire in the same tick; and a month boundary.
+ * account ids and the same reference text, whose holds expire in the same tick; a month boundary; and
+ * transfers with metadata (one in each atomic batch, every {@link #METADATA_EVERY}th random one).
  */
 public final class MixedWorkload
 {
     /** Hot account of tenant 1, with {@link #HOT_SUBS} sub-balances. */
     public static final long HOT = 3;
     public static final int HOT_SUBS = 8;
+    /** Every this many random transfers carries metadata ({@code {"i":"<its number>"}}). */
+    public static final int METADATA_EVERY = 5;
 
     private MixedWorkload()
     {
@@ -55,13 +58,13 @@ public final class MixedWorkload
         ok(s.capture(unknownThenCaptured, 1, 0));
         ok(s.markUnknown(ok(s.hold(HOT, 100, 1_000))));   // unknown: never expires
 
-        final Result[] committed = s.batch(true, s.transferCommand(1, 2, 10, "batch-ok-1"), s.transferCommand(2, HOT, 5, null),
-            s.holdCommand(2, 3, 60_000));
+        final Result[] committed = s.batch(true, s.transferCommand(1, 2, 10, "batch-ok-1", "{\"batch\":\"ok\"}"),
+            s.transferCommand(2, HOT, 5, null), s.holdCommand(2, 3, 60_000));
         for (final Result r : committed)
         {
             ok(r);
         }
-        final Result[] failed = s.batch(true, s.transferCommand(1, 2, 10, "batch-failed-1"),
+        final Result[] failed = s.batch(true, s.transferCommand(1, 2, 10, "batch-failed-1", "{\"batch\":\"failed\"}"),
             s.transferCommand(2, 1, 1_000_000_000_000L, null));
         rejected(failed[0], ResultCode.LINKED_OPERATION_FAILED);
         final Result[] mixed = s.batch(false, s.transferCommand(1, 5, 10, null), s.transferCommand(1, 2, 7, null));
@@ -92,7 +95,8 @@ public final class MixedWorkload
             {
                 credit = debit == 1 ? 2 : 1;
             }
-            final Command c = s.transferCommand(debit, credit, 1 + random.nextInt(20_000), random.nextInt(4) == 0 ? "r-" + i : null);
+            final Command c = s.transferCommand(debit, credit, 1 + random.nextInt(20_000), random.nextInt(4) == 0 ? "r-" + i : null,
+                i % METADATA_EVERY == 0 ? "{\"i\":\"" + i + "\"}" : null);
             s.apply(c);
         }
         ok(s.tick(1_000));

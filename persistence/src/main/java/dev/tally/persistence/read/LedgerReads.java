@@ -32,7 +32,7 @@ public final class LedgerReads
     private static final String TRANSFER_COLUMNS =
         "SELECT t.id, t.tenant_id, t.kind, t.debit_account_id, t.credit_account_id, t.amount_minor, t.currency, t.reference," +
         " t.reverses_id, t.hold_id, (SELECT coalesce(sum(r.amount_minor), 0) FROM transfers r WHERE r.reverses_id = t.id)," +
-        " t.journal_index, t.created_at FROM transfers t";
+        " t.journal_index, t.created_at, t.metadata::text FROM transfers t";
     private static final String TRANSFER = TRANSFER_COLUMNS + " WHERE t.id = ? AND t.tenant_id = ?";
     private static final String TRANSFER_BY_REFERENCE = TRANSFER_COLUMNS + " WHERE t.tenant_id = ? AND t.reference = ?";
     /** One round trip for a whole batch of references, on the (tenant_id, reference) unique index. */
@@ -160,7 +160,7 @@ public final class LedgerReads
             }
             return Optional.of(new TransferRow(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3), rs.getLong(4),
                 rs.getLong(5), rs.getLong(6), rs.getString(7), rs.getString(8), rs.getObject(9, UUID.class),
-                rs.getObject(10, UUID.class), rs.getLong(11), rs.getLong(12), rs.getTimestamp(13).toInstant()));
+                rs.getObject(10, UUID.class), rs.getLong(11), rs.getLong(12), rs.getTimestamp(13).toInstant(), rs.getString(14)));
         }
     }
 }

@@ -19,9 +19,15 @@ import java.util.UUID;
  * @param reversedMinor   how much of this transfer later reversals moved back.
  * @param journalIndex    journal index of the command that created it.
  * @param createdAt       journaled time of that command.
+ * @param metadata        the transfer's metadata, a JSON object of strings, or null when it has none (always for
+ *                        a reversal or a capture). As jsonb prints it: the same object as the canonical text the
+ *                        gateway accepted, not the same bytes (members ordered by key length, then bytes;
+ *                        {@code ", "} and {@code ": "} between them), so a reply that must be canonical
+ *                        canonicalises it again.
  */
 public record TransferRow(
     UUID id, long tenantId, String kind, long debitAccountId, long creditAccountId, long amountMinor, String currency,
-    String reference, UUID reversesId, UUID holdId, long reversedMinor, long journalIndex, Instant createdAt)
+    String reference, UUID reversesId, UUID holdId, long reversedMinor, long journalIndex, Instant createdAt,
+    String metadata)
 {
 }

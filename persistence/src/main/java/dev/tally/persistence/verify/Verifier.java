@@ -38,7 +38,8 @@ import java.util.UUID;
  *   {@code == held total}; and the live holds in memory are exactly PostgreSQL's active/unknown rows.</li>
  *   <li><b>Transfers</b>: only transfers still in memory (the reversal window) can be compared row by row:
  *   each must exist with the same fields, and as many must be found as the ledger holds (so per tenant
- *   PostgreSQL has at least the ledger's count). Older ones are checked structurally by the next check.</li>
+ *   PostgreSQL has at least the ledger's count). Metadata only by presence: the ledger keeps a bit per
+ *   transfer, not the bytes (those are in the journal). Older ones are checked structurally by the next check.</li>
  *   <li><b>Double entry</b>: every transfer has exactly two legs, on its two accounts, of -amount and +amount;
  *   no entry lacks its transfer.</li>
  *   <li><b>Outbox</b>: one event per fact, counted per event type against the rows that record the fact
@@ -276,7 +277,7 @@ public final class Verifier
         final TransferTable transfers = ledger.transfers();
         long inMemoryFound = 0;
         try (ResultSet rs = s.executeQuery("SELECT journal_index, id, tenant_id, kind, debit_account_id, credit_account_id," +
-            " amount_minor, currency, reference, reverses_id FROM transfers"))
+            " amount_minor, currency, reference, reverses_id, metadata IS NOT NULL FROM transfers"))
         {
             while (rs.next())
             {
@@ -295,10 +296,10 @@ public final class Verifier
                 final String expected = id + "/" + transfers.tenant(position) + "/" + TransferKind.name(transfers.kind(position)) +
                     "/" + transfers.debitAccountId(position) + "/" + transfers.creditAccountId(position) + "/" +
                     transfers.amount(position) + "/" + CurrencyCode.unpack(transfers.currency(position)) + "/" +
-                    transfers.reference(position) + "/" + reverses;
+                    transfers.reference(position) + "/" + reverses + "/metadata " + transfers.hasMetadata(position);
                 final String actual = rs.getObject(2, UUID.class) + "/" + tenant + "/" + rs.getString(4) + "/" + rs.getLong(5) +
                     "/" + rs.getLong(6) + "/" + rs.getLong(7) + "/" + rs.getString(8) + "/" + rs.getString(9) + "/" +
-                    rs.getObject(10, UUID.class);
+                    rs.getObject(10, UUID.class) + "/metadata " + rs.getBoolean(11);
                 checks.equal("transfer at journal index " + index, expected, actual);
             }
         }

@@ -411,7 +411,7 @@ final class BatchSql
             {
                 continue;
             }
-            rows.row(12).uuid(Uuid7.hi(b.eventTime[i], Uuid7.KIND_TRANSFER), Uuid7.lo(b.eventCommand[i], 0))
+            rows.row(13).uuid(Uuid7.hi(b.eventTime[i], Uuid7.KIND_TRANSFER), Uuid7.lo(b.eventCommand[i], 0))
                 .int8(b.eventTenant[i]).text(kind).int8(b.eventAccountA[i]).int8(b.eventAccountB[i]).int8(b.eventAmount[i])
                 .currency(b.eventCurrency[i]);
             if (b.eventReferenceLength[i] > 0)
@@ -439,6 +439,15 @@ final class BatchSql
                 rows.nul();
             }
             rows.int8(b.eventCommand[i]).timestampNs(b.eventTime[i]);
+            // metadata, the last column (V4): only a posted transfer's event carries any
+            if (b.eventMetadataLength[i] > 0)
+            {
+                rows.jsonb(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
+            }
+            else
+            {
+                rows.nul();
+            }
         }
         return send(copySql);
     }

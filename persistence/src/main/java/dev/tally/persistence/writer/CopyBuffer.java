@@ -150,6 +150,12 @@ final class CopyBuffer
         return this;
     }
 
+    /** A jsonb field from JSON text already valid (UTF-8 bytes), as is: PostgreSQL parses it. */
+    CopyBuffer jsonb(final byte[] json, final int offset, final int count)
+    {
+        return beginJsonbField().appendBytes(json, offset, count).endField();
+    }
+
     /** A char(3) field from a packed ISO 4217 code. */
     CopyBuffer currency(final int packed)
     {
@@ -189,6 +195,14 @@ final class CopyBuffer
         {
             buffer.putByte(length++, (byte)ascii.charAt(i));
         }
+        return this;
+    }
+
+    /** Appends bytes as they are: text already encoded (UTF-8) and, inside JSON, already valid JSON. */
+    CopyBuffer appendBytes(final byte[] bytes, final int offset, final int count)
+    {
+        buffer.putBytes(length, bytes, offset, count);
+        length += count;
         return this;
     }
 

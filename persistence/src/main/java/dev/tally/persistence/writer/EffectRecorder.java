@@ -148,6 +148,7 @@ public final class EffectRecorder
             long auxLong = 0;
             int auxInt = 0;
             int referenceLength = 0;
+            int metadataLength = 0;
             if (type == EventType.ACCOUNT_CREATED)
             {
                 final Accounts accounts = ledger.accounts();
@@ -162,6 +163,8 @@ public final class EffectRecorder
                 final int position = transfers.find(e.eventSubject(i));
                 requireFound(position, e.eventCommandIndex(i));
                 referenceLength = transfers.copyReference(position, reference);
+                // Metadata is not in the transfer table (memory keeps a bit): the event holds it until the next unit.
+                metadataLength = e.eventMetadataLength(i);
             }
             else if (type == EventType.TRANSFER_REVERSED)
             {
@@ -170,7 +173,7 @@ public final class EffectRecorder
                 requireFound(position, e.eventCommandIndex(i));
                 auxLong = transfers.reversesTimestampNs(position);
             }
-            final int index = claim(EVENT, EVENT_REFERENCE + referenceLength);
+            final int index = claim(EVENT, EVENT_REFERENCE + referenceLength + metadataLength);
             buffer.putLong(index + EVENT_COMMAND_INDEX, e.eventCommandIndex(i));
             buffer.putLong(index + EVENT_TIMESTAMP, e.eventTimestampNs(i));
             buffer.putLong(index + EVENT_TENANT, e.eventTenant(i));
@@ -185,7 +188,9 @@ public final class EffectRecorder
             buffer.putInt(index + EVENT_CURRENCY, e.eventCurrency(i));
             buffer.putInt(index + EVENT_AUX_INT, auxInt);
             buffer.putInt(index + EVENT_REFERENCE_LENGTH, referenceLength);
+            buffer.putInt(index + EVENT_METADATA_LENGTH, metadataLength);
             buffer.putBytes(index + EVENT_REFERENCE, reference, 0, referenceLength);
+            buffer.putBytes(index + EVENT_REFERENCE + referenceLength, e.eventMetadataBytes(), e.eventMetadataOffset(i), metadataLength);
             ring.commit(index);
         }
     }

@@ -22,16 +22,19 @@ import dev.tally.ledger.LedgerLimits;
  *                               48 ordinal        int        44 (padding)    int
  *                               52 currency       int
  *
- * EVENT (92 B + reference)
+ * EVENT (96 B + reference + metadata)
  *   0 commandIndex long   24 subject  long   48 amountMinor long   72 ordinal   int   84 auxInt          int
  *   8 timestampNs  long   32 accountA long   56 extra       long   76 typeCode  int   88 referenceLength int
- *  16 tenantId     long   40 accountB long   64 auxLong     long   80 currency  int   92 reference bytes (0..64)
+ *  16 tenantId     long   40 accountB long   64 auxLong     long   80 currency  int   92 metadataLength  int
+ *  96 reference bytes (0..64), then metadata bytes (0..1,024) at 96 + referenceLength
  * </pre>
  *
  * <p>EVENT carries what the ledger's event lacks and the tables need, read on the business thread:
  * <ul>
  *   <li>ACCOUNT_CREATED: auxInt = 1 when debits must not exceed credits, auxLong = overdraft limit.</li>
- *   <li>TRANSFER_POSTED: the reference text.</li>
+ *   <li>TRANSFER_POSTED: the reference text, and the transfer's metadata (its canonical JSON object, UTF-8,
+ *   which the ledger hands on with the event and does not keep). A transfer without metadata pays only the
+ *   4-byte length field.</li>
  *   <li>TRANSFER_REVERSED: auxLong = journaled time of the reversed transfer (its id derives from it).</li>
  * </ul>
  */
@@ -80,8 +83,12 @@ final class EffectRecords
     static final int EVENT_CURRENCY = EVENT_TYPE + Integer.BYTES;
     static final int EVENT_AUX_INT = EVENT_CURRENCY + Integer.BYTES;
     static final int EVENT_REFERENCE_LENGTH = EVENT_AUX_INT + Integer.BYTES;
-    static final int EVENT_REFERENCE = EVENT_REFERENCE_LENGTH + Integer.BYTES;
-    static final int EVENT_LENGTH_MAX = EVENT_REFERENCE + LedgerLimits.REFERENCE_LENGTH_MAX;
+    static final int EVENT_METADATA_LENGTH = EVENT_REFERENCE_LENGTH + Integer.BYTES;
+    /** Start of the variable part: the reference bytes, then the metadata bytes right after them. */
+    static final int EVENT_REFERENCE = EVENT_METADATA_LENGTH + Integer.BYTES;
+    /** An event with a full reference and no metadata: the largest record of a transfer without metadata. */
+    static final int EVENT_LENGTH_WITHOUT_METADATA_MAX = EVENT_REFERENCE + LedgerLimits.REFERENCE_LENGTH_MAX;
+    static final int EVENT_LENGTH_MAX = EVENT_LENGTH_WITHOUT_METADATA_MAX + LedgerLimits.METADATA_LENGTH_MAX;
 
     private EffectRecords()
     {

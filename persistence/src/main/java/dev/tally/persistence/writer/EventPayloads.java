@@ -13,7 +13,8 @@ import org.agrona.collections.Long2LongHashMap;
  * type, tenantId, journalIndex, occurredAt} (journaled time, ISO-8601 UTC) and then:
  * <pre>
  * AccountCreated     accountId, currency, subBalances, debitsMustNotExceedCredits, overdraftLimitMinor
- * TransferPosted     transferId, debitAccountId, creditAccountId, amount, amountMinor, currency, reference (or null)
+ * TransferPosted     transferId, debitAccountId, creditAccountId, amount, amountMinor, currency, reference (or null),
+ *                    metadata (the transfer's JSON object of strings, or null)
  * TransferReversed   transferId (the reversal), reversedTransferId, debitAccountId, creditAccountId, amount, amountMinor, currency
  * HoldCreated        holdId, accountId, amount, amountMinor, currency, expiresAt
  * HoldCaptured       holdId, transferId, accountId, creditAccountId, amount, amountMinor (captured), releasedMinor, currency
@@ -22,6 +23,10 @@ import org.agrona.collections.Long2LongHashMap;
  * HoldMarkedUnknown  holdId, accountId, amount, amountMinor, currency
  * </pre>
  * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
+ * A member with nothing to say is {@code null}, never left out ({@code reference}, {@code metadata}), so a
+ * consumer reads one shape per event type. {@code metadata} is the client's object as the gateway canonicalised
+ * it, embedded as JSON (not a string holding JSON). It came without a new schema version (a field added, which
+ * consumers ignore until they know it); events written before it existed have no such member.
  *
  * <p>Aggregates, for per-aggregate ordering by the relay: an account ("account", its id), a transfer
  * ("transfer", its uuid; a reversal is an event of the transfer it reverses), a hold ("hold", its uuid).
@@ -84,6 +89,15 @@ final class EventPayloads
                 if (b.eventReferenceLength[i] > 0)
                 {
                     out.appendJsonString(b.references, b.eventReferenceOffset[i], b.eventReferenceLength[i]);
+                }
+                else
+                {
+                    out.appendAscii("null");
+                }
+                out.appendAscii(",\"metadata\":");
+                if (b.eventMetadataLength[i] > 0)
+                {
+                    out.appendBytes(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
                 }
                 else
                 {

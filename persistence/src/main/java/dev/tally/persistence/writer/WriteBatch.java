@@ -58,6 +58,11 @@ final class WriteBatch
     int[] eventReferenceLength = new int[INITIAL];
     byte[] references = new byte[INITIAL * 16];
     private int referenceBytes;
+    /** A posted transfer's metadata (canonical JSON object, UTF-8): length 0 for none. */
+    int[] eventMetadataOffset = new int[INITIAL];
+    int[] eventMetadataLength = new int[INITIAL];
+    byte[] metadata = new byte[INITIAL * 16];
+    private int metadataBytes;
 
     // balances: last value per key, open addressing over (tenant, account, sub)
     int balances;
@@ -170,6 +175,15 @@ final class WriteBatch
         eventReferenceOffset[i] = referenceBytes;
         eventReferenceLength[i] = length;
         referenceBytes += length;
+        final int metadataLength = b.getInt(index + EVENT_METADATA_LENGTH);
+        if (metadataBytes + metadataLength > metadata.length)
+        {
+            metadata = Arrays.copyOf(metadata, Math.max(metadata.length * 2, metadataBytes + metadataLength));
+        }
+        b.getBytes(index + EVENT_REFERENCE + length, metadata, metadataBytes, metadataLength);
+        eventMetadataOffset[i] = metadataBytes;
+        eventMetadataLength[i] = metadataLength;
+        metadataBytes += metadataLength;
         noteTime(eventTime[i]);
     }
 
@@ -211,6 +225,7 @@ final class WriteBatch
         events = 0;
         balances = 0;
         referenceBytes = 0;
+        metadataBytes = 0;
         minTimeNs = Long.MAX_VALUE;
         maxTimeNs = Long.MIN_VALUE;
         inUnit = false;
@@ -277,6 +292,8 @@ final class WriteBatch
         eventAuxInt = Arrays.copyOf(eventAuxInt, n);
         eventReferenceOffset = Arrays.copyOf(eventReferenceOffset, n);
         eventReferenceLength = Arrays.copyOf(eventReferenceLength, n);
+        eventMetadataOffset = Arrays.copyOf(eventMetadataOffset, n);
+        eventMetadataLength = Arrays.copyOf(eventMetadataLength, n);
     }
 
     /** Doubles the value arrays and rebuilds the slot table at twice their size (load factor ≤ 0.5). */

@@ -14,7 +14,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * operations, a hot account's 64 sub-balances per command). With the defaults, 100,000 commands ×
  * 430 B = 43 MB of ordinary transfers sits under the 64 MB half of a 128 MiB ring, so the command bound
  * trips first for them; commands touching many sub-balances are bigger, and for them the byte bound trips
- * first: both bounds are needed.
+ * first: both bounds are needed. The byte bound also trips first for transfers with metadata (up to
+ * 1,024 bytes more, ~1.5 KB each), at ~45,000 of them; a full atomic batch of them (12 MB) fits the margin.
  *
  * @param ringCapacityBytes   bytes of the single-producer/single-consumer ring (a power of two).
  * @param lagBoundCommands    journal commands the writer may lag behind before the gateway answers 503.
@@ -37,7 +38,7 @@ public record WriterConfig(
     long retryBackoffMaxMs,
     int expiriesPerTickMax)
 {
-    /** Largest ring record: an event with a full reference. */
+    /** Largest ring record: an event with a full reference and the largest metadata. */
     public static final int RECORD_LENGTH_MAX = EffectRecords.EVENT_LENGTH_MAX;
     /** Smallest ring accepted: room for a worst-case unit (a full batch of hot-account captures) twice over. */
     public static final int RING_CAPACITY_MIN_BYTES = 1 << 16;

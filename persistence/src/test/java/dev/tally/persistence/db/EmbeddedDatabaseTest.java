@@ -26,7 +26,7 @@ class EmbeddedDatabaseTest
         {
             try (Database db = Database.connect(first))
             {
-                assertEquals(3, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay");
+                assertEquals(4, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay, V4 transfer metadata");
             }
             try (Connection c = DriverManager.getConnection(first.jdbcUrl()); Statement s = c.createStatement())
             {

@@ -69,6 +69,18 @@ class SchemaConstraintsTest
     }
 
     @Test
+    void shouldRefuseMetadataThatIsNotAnObjectOrIsOnAReversal()
+    {
+        final String insert = "INSERT INTO transfers (id, tenant_id, kind, debit_account_id, credit_account_id, amount_minor," +
+            " currency, reverses_id, journal_index, created_at, metadata) VALUES ";
+        assertCheck(insert + "('01900000-0000-7000-8000-000000014000', 1, 'transfer', 2, 1, 5, 'USD', NULL, 5, now(), '\"x\"')");
+        assertCheck(insert + "('01900000-0000-7000-8000-000000014000', 1, 'reversal', 1, 2, 5, 'USD', " + T1 +
+            ", 5, now(), '{\"a\":\"b\"}')");
+        assertDoesNotFail(insert + "('01900000-0000-7000-8000-000000014000', 1, 'transfer', 2, 1, 5, 'USD', NULL, 5, now()," +
+            " '{\"a\":\"b\"}')");
+    }
+
+    @Test
     void shouldRefuseAZeroLedgerEntry()
     {
         assertCheck("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004000', " + T1 + ", 1, 1, 0, 'USD', 1, now())");

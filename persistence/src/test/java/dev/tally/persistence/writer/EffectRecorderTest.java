@@ -2,6 +2,7 @@ package dev.tally.persistence.writer;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.effect.EventType;
 import dev.tally.ledger.result.Result;
 import dev.tally.persistence.LedgerScenario;
 import dev.tally.persistence.MixedWorkload;
@@ -9,6 +10,7 @@ import org.agrona.concurrent.MessageHandler;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EffectRecorderTest
 {
     private static final MessageHandler DISCARD = (type, buffer, index, length) -> { };
+    /** Canonical JSON as the gateway journals it: an escaped quote, and non-ASCII text in a key and a value. */
+    static final String METADATA = "{\"a\":\"x\\\"y\",\"ş\":\"ü\"}";
 
     @Test
     void shouldNotAllocateOnTheBusinessThreadInSteadyState()
@@ -51,12 +55,44 @@ class EffectRecorderTest
             s.tick(10);                   // expires holds of two tenants on account id 2
             for (int i = 0; i < 10_000; i++)
             {
-                s.transfer(1, i % 2 == 0 ? 2 : MixedWorkload.HOT, 1 + i % 100, i % 3 == 0 ? "ref-" + round + "-" + i : null);
+                s.transfer(1, i % 2 == 0 ? 2 : MixedWorkload.HOT, 1 + i % 100, i % 3 == 0 ? "ref-" + round + "-" + i : null,
+                    i % 4 == 0 ? METADATA : null);
             }
         }
         // Any per-unit allocation would show as >= 16 B x 50,000 units = 800 KB. A few hundred bytes can appear
         // once, from the JIT recompiling the caller while we measure; that is not the recorder allocating.
         assertTrue(allocated[0] < 1_024, "bytes allocated by onUnit over 50,000 units: " + allocated[0]);
+    }
+
+    @Test
+    void shouldCarryATransfersMetadataInItsEventRecordRightAfterItsReference()
+    {
+        final EffectChannel channel = new EffectChannel(WriterConfig.defaults().withRing(1 << 20, 1_000), 0, 0);
+        final EffectRecorder recorder = new EffectRecorder(channel, 0);
+        final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+        s.createAccount(1, 1, false, 0);
+        s.createAccount(2, 1, true, 0);
+        final Result withMetadata = s.transfer(1, 2, 100, "inv-7", METADATA);
+        s.transfer(1, 2, 5, null);
+        s.reverse(withMetadata, 10);
+        final List<String> events = new ArrayList<>();
+        channel.ring.read((type, buffer, index, length) ->
+        {
+            if (type != EffectRecords.EVENT || buffer.getInt(index + EffectRecords.EVENT_TYPE) == EventType.ACCOUNT_CREATED.code())
+            {
+                return;
+            }
+            final int referenceLength = buffer.getInt(index + EffectRecords.EVENT_REFERENCE_LENGTH);
+            final int metadataLength = buffer.getInt(index + EffectRecords.EVENT_METADATA_LENGTH);
+            assertEquals(EffectRecords.EVENT_REFERENCE + referenceLength + metadataLength, length, "the record ends with the metadata");
+            final byte[] reference = new byte[referenceLength];
+            final byte[] metadata = new byte[metadataLength];
+            buffer.getBytes(index + EffectRecords.EVENT_REFERENCE, reference);
+            buffer.getBytes(index + EffectRecords.EVENT_REFERENCE + referenceLength, metadata);
+            events.add(EventType.fromCode(buffer.getInt(index + EffectRecords.EVENT_TYPE)) + " " +
+                new String(reference, StandardCharsets.US_ASCII) + " " + new String(metadata, StandardCharsets.UTF_8));
+        }, Integer.MAX_VALUE);
+        assertEquals(List.of("TRANSFER_POSTED inv-7 " + METADATA, "TRANSFER_POSTED  ", "TRANSFER_REVERSED  "), events);
     }
 
     @Test

@@ -87,6 +87,15 @@ class LedgerWriterConvergenceTest
                 // the same reference text in two tenants, the failed atomic batch nowhere
                 assertEquals(2, one(st, "SELECT count(*) FROM transfers WHERE reference = 'inv-1'"));
                 assertEquals(0, one(st, "SELECT count(*) FROM transfers WHERE reference = 'batch-failed-1'"));
+                // metadata: on its transfer and in its event, alike; the committed batch's there, the failed one's nowhere
+                assertEquals(1, one(st, "SELECT count(*) FROM transfers WHERE reference = 'batch-ok-1' AND metadata = '{\"batch\":\"ok\"}'"));
+                assertEquals(0, one(st, "SELECT count(*) FROM transfers WHERE metadata->>'batch' = 'failed'"));
+                final long withMetadata = one(st, "SELECT count(*) FROM transfers WHERE metadata IS NOT NULL");
+                assertTrue(withMetadata > 600 / MixedWorkload.METADATA_EVERY / 2, "random transfers with metadata: " + withMetadata);
+                assertEquals(withMetadata, one(st, "SELECT count(*) FROM transfers t JOIN outbox o ON o.aggregate_id = t.id::text" +
+                    " AND o.event_type = 'TransferPosted' WHERE o.payload->'metadata' = t.metadata"));
+                assertEquals(one(st, "SELECT count(*) FROM transfers WHERE kind = 'transfer'") - withMetadata, one(st,
+                    "SELECT count(*) FROM outbox WHERE event_type = 'TransferPosted' AND payload->'metadata' = 'null'::jsonb"));
                 // entries landed in their month's partition, none in the DEFAULT safety net
                 assertEquals(0, one(st, "SELECT count(*) FROM ledger_entries_default") + one(st, "SELECT count(*) FROM outbox_default"));
                 assertTrue(one(st, "SELECT count(*) FROM ledger_entries_202601") > 0);

@@ -12,7 +12,11 @@ class WriterConfigTest
 {
     /** Ring bytes of one plain transfer with a full reference: 2 entries, 2 balances, 1 event, unit framing. */
     private static final int TRANSFER_RING_BYTES = record(EffectRecords.UNIT_BEGIN_LENGTH) + 2 * record(EffectRecords.ENTRY_LENGTH) +
-        2 * record(EffectRecords.BALANCE_LENGTH) + record(EffectRecords.EVENT_LENGTH_MAX) + record(EffectRecords.UNIT_END_LENGTH);
+        2 * record(EffectRecords.BALANCE_LENGTH) + record(EffectRecords.EVENT_LENGTH_WITHOUT_METADATA_MAX) +
+        record(EffectRecords.UNIT_END_LENGTH);
+    /** The same with the largest metadata: the largest event record there is. */
+    private static final int METADATA_TRANSFER_RING_BYTES =
+        TRANSFER_RING_BYTES - record(EffectRecords.EVENT_LENGTH_WITHOUT_METADATA_MAX) + record(EffectRecords.EVENT_LENGTH_MAX);
 
     @Test
     void shouldHoldTheLagBoundOfPlainTransfersInsideHalfTheDefaultRing()
@@ -28,7 +32,19 @@ class WriterConfigTest
     {
         // A full atomic batch of plain transfers must fit in the half above the byte bound.
         assertTrue((long)LedgerLimits.BATCH_OPERATIONS_MAX * TRANSFER_RING_BYTES <= WriterConfig.defaults().ringCapacityBytes() / 2);
-        assertEquals(92 + LedgerLimits.REFERENCE_LENGTH_MAX, EffectRecords.EVENT_LENGTH_MAX);
+        assertEquals(96 + LedgerLimits.REFERENCE_LENGTH_MAX, EffectRecords.EVENT_LENGTH_WITHOUT_METADATA_MAX);
+        assertEquals(96 + LedgerLimits.REFERENCE_LENGTH_MAX + LedgerLimits.METADATA_LENGTH_MAX, EffectRecords.EVENT_LENGTH_MAX);
+    }
+
+    @Test
+    void shouldLeaveTransfersWithMetadataToTheByteBoundAndStillFitAFullBatchOfThemInTheMargin()
+    {
+        final WriterConfig config = WriterConfig.defaults();
+        assertTrue(METADATA_TRANSFER_RING_BYTES <= 1_500, "~1.5 KB: " + METADATA_TRANSFER_RING_BYTES);
+        assertTrue(config.lagBoundCommands() * METADATA_TRANSFER_RING_BYTES > config.ringBytesBound(),
+            "for them the byte bound trips before the command bound");
+        assertTrue((long)LedgerLimits.BATCH_OPERATIONS_MAX * METADATA_TRANSFER_RING_BYTES <= config.ringCapacityBytes() / 2);
+        assertTrue(WriterConfig.RECORD_LENGTH_MAX <= WriterConfig.RING_CAPACITY_MIN_BYTES / 8, "Agrona's record limit");
     }
 
     @Test
