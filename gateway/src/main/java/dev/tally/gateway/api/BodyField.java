@@ -15,6 +15,7 @@ enum BodyField
     AMOUNT("amount"),
     CURRENCY("currency"),
     REFERENCE("reference"),
+    METADATA("metadata"),
     EXPIRES_IN_MS("expiresInMs"),
     SUB_BALANCES("subBalances"),
     DEBITS_MUST_NOT_EXCEED_CREDITS("debitsMustNotExceedCredits"),

@@ -32,6 +32,8 @@ final class BodyFields
     private final char[] amountText = new char[AMOUNT_TEXT_LENGTH_MAX];
     private final char[] overdraftText = new char[AMOUNT_TEXT_LENGTH_MAX];
     private final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
+    private final Metadata metadataRules = new Metadata();
+    private final byte[] metadata = new byte[LedgerLimits.METADATA_LENGTH_MAX];
 
     private int seen;
     private long id;
@@ -45,6 +47,7 @@ final class BodyFields
     private int amountTextLength;
     private int overdraftTextLength;
     private int referenceLength;
+    private int metadataLength;
 
     BodyFields()
     {
@@ -66,6 +69,7 @@ final class BodyFields
         amountTextLength = 0;
         overdraftTextLength = 0;
         referenceLength = 0;
+        metadataLength = 0;
         return this;
     }
 
@@ -135,6 +139,8 @@ final class BodyFields
                 c.amountMinor = positiveAmount(operationIndex);
                 System.arraycopy(reference, 0, c.reference, 0, referenceLength);
                 c.referenceLength = referenceLength;
+                System.arraycopy(metadata, 0, c.metadata, 0, metadataLength);
+                c.metadataLength = metadataLength;
                 break;
             case REVERSAL:
                 c.amountMinor = has(BodyField.AMOUNT) ? positiveAmount(operationIndex) : 0;
@@ -224,6 +230,7 @@ final class BodyFields
             case AMOUNT: amountTextLength = amountText(token, parser, operationIndex, field, amountText); break;
             case OVERDRAFT_LIMIT: overdraftTextLength = amountText(token, parser, operationIndex, field, overdraftText); break;
             case REFERENCE: referenceLength = reference(token, parser, operationIndex, field); break;
+            case METADATA: metadataLength = metadata(parser, operationIndex, field); break;
             default: throw new IllegalStateException("unhandled body field " + field);
         }
     }
@@ -292,6 +299,19 @@ final class BodyFields
                 "must be a string of 1 to " + LedgerLimits.REFERENCE_LENGTH_MAX + " visible ASCII characters");
         }
         return length;
+    }
+
+    /** @return the canonical metadata's length, written into {@link #metadata} (0 for {@code {}}). */
+    private int metadata(final JsonParser parser, final int operationIndex, final BodyField field) throws IOException
+    {
+        try
+        {
+            return metadataRules.canonical(parser, metadata);
+        }
+        catch (final Metadata.Invalid invalid)
+        {
+            throw reject(ProblemType.INVALID_REQUEST, operationIndex, field, invalid.getMessage());
+        }
     }
 
     private CharSequence text(final JsonParser parser) throws IOException

@@ -93,6 +93,24 @@ final class JsonOut
         return this;
     }
 
+    /** Writes {@code length} bytes of {@code bytes} as they are: a value already rendered as JSON (canonical metadata). */
+    JsonOut raw(final byte[] bytes, final int length)
+    {
+        separate();
+        if (length > STAGING_BYTES - position)
+        {
+            drain();
+        }
+        if (length > STAGING_BYTES)
+        {
+            out.writeBytes(bytes, 0, length);
+            return this;
+        }
+        System.arraycopy(bytes, 0, staged, position, length);
+        position += length;
+        return this;
+    }
+
     JsonOut number(final long value)
     {
         separate();

@@ -11,6 +11,7 @@ import static dev.tally.gateway.api.BodyField.DEBITS_MUST_NOT_EXCEED_CREDITS;
 import static dev.tally.gateway.api.BodyField.DEBIT_ACCOUNT_ID;
 import static dev.tally.gateway.api.BodyField.EXPIRES_IN_MS;
 import static dev.tally.gateway.api.BodyField.ID;
+import static dev.tally.gateway.api.BodyField.METADATA;
 import static dev.tally.gateway.api.BodyField.OVERDRAFT_LIMIT;
 import static dev.tally.gateway.api.BodyField.REFERENCE;
 import static dev.tally.gateway.api.BodyField.SUB_BALANCES;
@@ -27,7 +28,7 @@ enum Operation
     ACCOUNT("account", CommandType.CREATE_ACCOUNT, true,
         mask(ID, CURRENCY, SUB_BALANCES, DEBITS_MUST_NOT_EXCEED_CREDITS, OVERDRAFT_LIMIT), mask(ID, CURRENCY), -1, null),
     TRANSFER("transfer", CommandType.TRANSFER, true,
-        mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY, REFERENCE), mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY),
+        mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY, REFERENCE, METADATA), mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY),
         -1, null),
     REVERSAL("reversal", CommandType.REVERSE_TRANSFER, false,
         mask(AMOUNT, CURRENCY), 0, Uuid7.KIND_TRANSFER, "transferId"),

@@ -19,6 +19,8 @@ import java.security.NoSuchAlgorithmException;
  * canonical payload, by operation (fixed order and width, values already normalized):
  *   account   accountId:8 currency:4 subBalances:4 debitsMustNotExceedCredits:1 overdraftLimitMinor:8
  *   transfer  debitAccountId:8 creditAccountId:8 amountMinor:8 currency:4 referenceLength:4 reference bytes
+ *             [metadataLength:4 canonical metadata bytes]   (only when there is metadata: a transfer without
+ *             any keeps the fingerprint it had before metadata existed)
  *   reversal  targetIdHi:8 targetIdLo:8 amountMinor:8 currency:4
  *   hold      accountId:8 amountMinor:8 currency:4 holdTimeoutMs:8
  *   capture   targetIdHi:8 targetIdLo:8 creditAccountId:8 amountMinor:8 currency:4
@@ -36,8 +38,8 @@ final class RequestDigests
 {
     private static final int DIGEST_LENGTH = 32;
     private static final byte[] REFERENCE_PREFIX = {'r', 'e', 'f'};
-    /** Largest canonical input: a transfer with a full reference, or a key, with room to spare. */
-    private static final int SCRATCH_LENGTH = 512;
+    /** Largest canonical input: a transfer with a full reference and the most metadata, with room to spare. */
+    private static final int SCRATCH_LENGTH = 512 + dev.tally.ledger.LedgerLimits.METADATA_LENGTH_MAX;
 
     private final MessageDigest sha256;
     private final ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_LENGTH);
@@ -95,6 +97,10 @@ final class RequestDigests
             case TRANSFER:
                 scratch.putLong(c.debitAccountId).putLong(c.creditAccountId).putLong(c.amountMinor).putInt(c.currency)
                     .putInt(c.referenceLength).put(c.reference, 0, c.referenceLength);
+                if (c.metadataLength > 0)
+                {
+                    scratch.putInt(c.metadataLength).put(c.metadata, 0, c.metadataLength);
+                }
                 break;
             case REVERSAL:
                 scratch.putLong(c.targetIdHi).putLong(c.targetIdLo).putLong(c.amountMinor).putInt(c.currency);

@@ -30,7 +30,7 @@ import io.netty.buffer.ByteBuf;
  * <p>Successful mutating bodies, by command type (all 201):
  * <pre>
  * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","createdAt"}
- * TRANSFER          {"id","kind":"transfer","debitAccountId","creditAccountId","amount","currency",["reference"],"createdAt"}
+ * TRANSFER          {"id","kind":"transfer","debitAccountId","creditAccountId","amount","currency",["reference"],["metadata"],"createdAt"}
  * REVERSE_TRANSFER  {"id","kind":"reversal","reversedTransferId","debitAccountId","creditAccountId","amount","currency","createdAt"}
  * CREATE_HOLD       {"id","accountId","amount","currency","expiresAt","createdAt"}
  * CAPTURE_HOLD      {"holdId","transferId","kind":"capture","debitAccountId","creditAccountId","amount","currency","createdAt"}
@@ -222,6 +222,11 @@ public final class ResponseRenderer
                 if (c.referenceLength > 0)
                 {
                     json.name("reference").string(c.reference, c.referenceLength);
+                }
+                if (c.metadataLength > 0)
+                {
+                    // the retry's own canonical metadata: the same bytes, since the fingerprint covers them
+                    json.name("metadata").raw(c.metadata, c.metadataLength);
                 }
                 json.name("createdAt").time(createdMs);
                 break;

@@ -2,6 +2,7 @@ package dev.tally.gateway.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tally.gateway.api.Metadata;
 import dev.tally.gateway.api.Money;
 import dev.tally.gateway.api.Problem;
 import dev.tally.gateway.api.ProblemType;
@@ -41,6 +42,12 @@ public final class ReadModelQueries implements AutoCloseable
     private static final Logger LOG = LoggerFactory.getLogger(ReadModelQueries.class);
     private static final JsonFactory JSON = new JsonFactory();
     private static final int QUEUE_MAX = 1_024;
+    /**
+     * How long a read of a transfer with metadata waits for the writer to reach it. The writer lags by milliseconds
+     * in steady state; past this (PostgreSQL slow or away) the read answers 503 with Retry-After, not a transfer
+     * without its metadata.
+     */
+    static final java.time.Duration WRITER_WAIT_MAX = java.time.Duration.ofSeconds(2);
 
     private final ReadModel readModel;
     private final ThreadPoolExecutor pool;
@@ -148,13 +155,26 @@ public final class ReadModelQueries implements AutoCloseable
         });
     }
 
-    /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
+    /**
+     * Answers {@code GET /v1/transfers/{id}} from PostgreSQL: for a transfer memory no longer holds, or one with
+     * metadata (memory keeps only that it has some).
+     *
+     * @param awaitJournalIndex the transfer's journal index when memory knows it is there: the read first waits
+     *                          (at most {@link #WRITER_WAIT_MAX}) for the writer to be past it; 0 to read at once.
+     */
     public void transfer(
-        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final java.util.function.IntConsumer onReply)
+        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final long awaitJournalIndex,
+        final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
+            if (awaitJournalIndex > 0 && !readModel.writer().awaitWatermark(awaitJournalIndex, WRITER_WAIT_MAX))
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                    "The transfer's metadata has not reached the read model yet; retry shortly."));
+                return;
+            }
             final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);
             if (found.isEmpty())
             {
@@ -181,6 +201,12 @@ public final class ReadModelQueries implements AutoCloseable
                 if (row.reference() != null)
                 {
                     json.writeStringField("reference", row.reference());
+                }
+                if (row.metadata() != null)
+                {
+                    // jsonb's text has its own member order and spacing: give back the form the transfer's reply gave
+                    json.writeFieldName("metadata");
+                    json.writeRawValue(new String(Metadata.canonicalOf(row.metadata()), java.nio.charset.StandardCharsets.UTF_8));
                 }
                 json.writeStringField("createdAt", row.createdAt().toString());
                 json.writeEndObject();

@@ -99,12 +99,14 @@ public final class Responder implements EventHandler<LedgerEvent>
                     renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
                 break;
             case READ_TRANSFER:
-                if (!event.transferView.found && queries != null)
+                if ((!event.transferView.found || event.transferView.hasMetadata) && queries != null)
                 {
-                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
+                    // Older than the reversal window, or with metadata, which memory does not keep: PostgreSQL has it
+                    // (once its writer is past the transfer). The reply leaves from the read pool.
                     body.release();
                     queries.transfer(channel, event.keepAlive, event.command.tenantId,
-                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo),
+                        event.transferView.found ? event.transferView.journalIndex : 0, replyRecorder(event));
                     clearReplyFields(event);
                     return;
                 }

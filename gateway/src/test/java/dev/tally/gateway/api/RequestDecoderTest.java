@@ -247,6 +247,19 @@ class RequestDecoderTest
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"reference\":\"caf\u00e9\"}|INVALID_REQUEST|reference",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"reference\":7}|INVALID_REQUEST|reference",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"expiresInMs\":5}|INVALID_REQUEST|expiresInMs",
+        // metadata: a flat object of string members with plain names, each once, valid Unicode
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":\"x\"}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":[]}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":null}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":1}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":null}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":{\"b\":\"c\"}}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":\"1\",\"a\":\"2\"}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"\":\"1\"}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a b\":\"1\"}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"caf\u00e9\":\"1\"}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":\"\\ud800\"}}|INVALID_REQUEST|metadata",
+        "CREATE_HOLD|k|{\"accountId\":1,\"amount\":\"1\",\"currency\":\"TRY\",\"expiresInMs\":5,\"metadata\":{}}|INVALID_REQUEST|metadata",
         // amounts
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1000.005\",\"currency\":\"TRY\"}|INVALID_AMOUNT|amount",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":1000.005,\"currency\":\"TRY\"}|INVALID_AMOUNT|amount",
@@ -317,6 +330,57 @@ class RequestDecoderTest
     {
         assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":1,\"currency\":\"TRY\",\"overdraftLimit\":\"46116860184273879.04\"}"));
         assertEquals(1L << 62, command.overdraftLimitMinor);
+    }
+
+    @Test
+    void shouldCanonicaliseMetadataSoThatOrderSpacingAndEscapesDoNotChangeTheFingerprint()
+    {
+        final String base = "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":";
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + "{ \"orderId\" : \"A-17\", \"channel\":\"\\u0077eb \\u015f\\\"q\\\"\\n\"}}"));
+        final String canonical = "{\"channel\":\"web ş\\\"q\\\"\\u000a\",\"orderId\":\"A-17\"}";
+        assertEquals(canonical, new String(command.metadata, 0, command.metadataLength, StandardCharsets.UTF_8));
+        final long hi = command.fingerprintHi;
+        final long lo = command.fingerprintLo;
+
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + "{\"orderId\":\"A-17\",\"channel\":\"web \u015f\\\"q\\\"\\u000A\"}}"));
+        assertEquals(hi, command.fingerprintHi, "same members in another order and spelling: same fingerprint");
+        assertEquals(lo, command.fingerprintLo);
+        final byte[] metadata = canonical.getBytes(StandardCharsets.UTF_8);
+        final byte[] payload = java.nio.ByteBuffer.allocate(32 + 4 + metadata.length)
+            .putLong(1).putLong(2).putLong(100).putInt(TRY).putInt(0).putInt(metadata.length).put(metadata).array();
+        final long[] expected = sha256x128(ascii("transfer"), new byte[] {0}, payload);
+        assertEquals(expected[0], command.fingerprintHi, "the documented canonical payload, metadata last");
+        assertEquals(expected[1], command.fingerprintLo);
+
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + "{\"orderId\":\"A-18\",\"channel\":\"web \u015f\\\"q\\\"\\n\"}}"));
+        assertNotEquals(hi, command.fingerprintHi, "another value: another fingerprint");
+    }
+
+    @Test
+    void shouldTreatEmptyMetadataAsNoneAndBoundItsSize()
+    {
+        final String base = "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"";
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + "}"));
+        final long hi = command.fingerprintHi;
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + ",\"metadata\":{}}"));
+        assertEquals(0, command.metadataLength);
+        assertEquals(hi, command.fingerprintHi, "{} is no metadata");
+
+        final StringBuilder twenty = new StringBuilder("{");
+        for (int i = 0; i < Metadata.MEMBERS_MAX; i++)
+        {
+            twenty.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":\"").append("v".repeat(40)).append('"');
+        }
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + ",\"metadata\":" + twenty + "}}"));
+        assertEquals(20 * (2 + 1 + 2 + 40) + (10 * 2 + 10 * 3) + 19 + 2, command.metadataLength,
+            "20 members (quoted name, colon, quoted 40-character value; names k0..k19), 19 commas, 2 braces");
+        final Problem tooMany = decode(Route.CREATE_TRANSFER, "k", null, base + ",\"metadata\":" + twenty + ",\"k20\":\"v\"}}");
+        assertEquals("metadata must have at most 20 members", tooMany.detail());
+        final Problem tooLong = decode(Route.CREATE_TRANSFER, "k", null,
+            base + ",\"metadata\":{\"a\":\"" + "v".repeat(500) + "\",\"b\":\"" + "v".repeat(500) + "\",\"c\":\"vvv\"}}");   // 1,025 bytes
+        assertTrue(tooLong.detail().startsWith("metadata must be at most 1024 bytes"), tooLong::detail);
+        final Problem longValue = decode(Route.CREATE_TRANSFER, "k", null, base + ",\"metadata\":{\"a\":\"" + "v".repeat(501) + "\"}}");
+        assertEquals("metadata member \"a\" must be at most 500 characters", longValue.detail());
     }
 
     @Test

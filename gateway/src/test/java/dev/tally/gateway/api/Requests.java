@@ -102,7 +102,8 @@ final class Requests
             c.batchSize == fresh.batchSize && c.batchPosition == 0 && !c.atomic && c.accountId == 0 && c.debitAccountId == 0 &&
             c.creditAccountId == 0 && c.amountMinor == 0 && c.currency == 0 && c.subBalances == fresh.subBalances &&
             c.debitsMustNotExceedCredits == fresh.debitsMustNotExceedCredits && c.overdraftLimitMinor == 0 && c.targetIdHi == 0 &&
-            c.targetIdLo == 0 && c.holdTimeoutMs == 0 && c.referenceHi == 0 && c.referenceLo == 0 && c.referenceLength == 0;
+            c.targetIdLo == 0 && c.holdTimeoutMs == 0 && c.referenceHi == 0 && c.referenceLo == 0 && c.referenceLength == 0 &&
+            c.metadataLength == 0;
     }
 
     /**

@@ -105,6 +105,25 @@ class ResponseRendererTest
     }
 
     @Test
+    void shouldEchoCanonicalMetadataAndReplayItByteForByteWhateverTheRetrysSpelling()
+    {
+        final String withMetadata = TRANSFER.replace("}", ",\"metadata\":{\"orderId\":\"A-17\",\"city\":\"\u0130zmir\"}}");
+        final Reply reply = ledger.submit(Route.CREATE_TRANSFER, "t1", null, withMetadata);
+        assertEquals(201, reply.status());
+        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":1,\"creditAccountId\":2," +
+            "\"amount\":\"1000.00\",\"currency\":\"TRY\",\"reference\":\"inv-45982\",\"metadata\":{\"city\":\"\u0130zmir\",\"orderId\":\"A-17\"}," +
+            "\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
+
+        final Reply retry = ledger.submit(Route.CREATE_TRANSFER, "t1", null,
+            TRANSFER.replace("}", ", \"metadata\" : { \"city\" : \"\\u0130zmir\", \"orderId\" : \"A-17\" } }"));
+        assertTrue(retry.replayed());
+        assertEquals(reply.body(), retry.body(), "members reordered and escaped otherwise: the same canonical metadata");
+
+        final Reply other = ledger.submit(Route.CREATE_TRANSFER, "t1", null, TRANSFER.replace("}", ",\"metadata\":{\"orderId\":\"A-18\"}}"));
+        assertEquals(422, other.status(), "other metadata under the same key is another payload");
+    }
+
+    @Test
     void shouldReplayEveryOutcomeByteForByteWithTheReplayedFlag()
     {
         final String[][] requests = {

@@ -1,0 +1,261 @@
+package dev.tally.gateway.api;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tally.ledger.LedgerLimits;
+
+import java.io.IOException;
+
+/**
+ * A transfer's {@code metadata}: the client's own labels (an order id, a customer id, a channel), as a flat JSON
+ * object of string members, brought into one canonical form that everything after the gateway treats as opaque
+ * bytes: the journal, the fingerprint, the reply, PostgreSQL ({@code transfers.metadata}) and the outbox event.
+ *
+ * <p>Rules (what a payments API usually allows, sized so the canonical form fits
+ * {@link LedgerLimits#METADATA_LENGTH_MAX} bytes): at most {@value #MEMBERS_MAX} members; names of 1 to
+ * {@value #NAME_LENGTH_MAX} letters, digits, {@code _}, {@code -} or {@code .}, each once; values strings of at
+ * most {@value #VALUE_LENGTH_MAX} characters of valid Unicode. {@code {}} is the same as no metadata.
+ *
+ * <p>Canonical form: members sorted by name, no whitespace, UTF-8, and in values only {@code "} and {@code \}
+ * escaped with a backslash and control characters as {@code \}{@code u00XX}; so member order, whitespace and
+ * optional escapes in the request do not change the fingerprint, and a retry's reply is byte-identical.
+ *
+ * <p>Not thread-safe (scratch arrays reused): one per {@link BodyFields}, or {@link #canonicalOf} for one-off use.
+ */
+public final class Metadata
+{
+    static final int MEMBERS_MAX = 20;
+    static final int NAME_LENGTH_MAX = 40;
+    static final int VALUE_LENGTH_MAX = 500;
+
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+
+    private final String[] names = new String[MEMBERS_MAX];
+    private final String[] values = new String[MEMBERS_MAX];
+
+    /** Why a metadata object was refused; the caller names the member it came in. */
+    static final class Invalid extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        Invalid(final String complaint)
+        {
+            super(complaint, null, false, false);
+        }
+    }
+
+    /**
+     * Reads the object whose {@code START_OBJECT} is the parser's current token, through its {@code END_OBJECT}, and
+     * writes its canonical form into {@code out}.
+     *
+     * @return the canonical form's length in bytes; 0 for an empty object.
+     */
+    int canonical(final JsonParser parser, final byte[] out) throws IOException, Invalid
+    {
+        if (parser.currentToken() != JsonToken.START_OBJECT)
+        {
+            throw new Invalid("must be a JSON object of string members, such as {\"orderId\": \"A-17\"}");
+        }
+        int count = 0;
+        while (parser.nextToken() == JsonToken.FIELD_NAME)
+        {
+            final String name = parser.currentName();
+            checkName(name);
+            if (count == MEMBERS_MAX)
+            {
+                throw new Invalid("must have at most " + MEMBERS_MAX + " members");
+            }
+            for (int i = 0; i < count; i++)
+            {
+                if (names[i].equals(name))
+                {
+                    throw new Invalid("has the member \"" + name + "\" more than once");
+                }
+            }
+            if (parser.nextToken() != JsonToken.VALUE_STRING)
+            {
+                throw new Invalid("member \"" + name + "\" must be a string");
+            }
+            final String value = parser.getText();
+            checkValue(name, value);
+            names[count] = name;
+            values[count] = value;
+            count++;
+        }
+        sortByName(count);
+        final int length = count == 0 ? 0 : write(count, out);
+        java.util.Arrays.fill(names, 0, count, null);
+        java.util.Arrays.fill(values, 0, count, null);
+        return length;
+    }
+
+    /**
+     * @return the canonical form of {@code json}, a metadata object as PostgreSQL returns it (its {@code jsonb}
+     * text orders and spaces members its own way), so that a read gives back what the transfer's reply gave.
+     */
+    public static byte[] canonicalOf(final String json)
+    {
+        try (JsonParser parser = JSON.createParser(json))
+        {
+            parser.nextToken();
+            final byte[] out = new byte[LedgerLimits.METADATA_LENGTH_MAX];
+            final int length = new Metadata().canonical(parser, out);
+            return java.util.Arrays.copyOf(out, length);
+        }
+        catch (final IOException | Invalid ex)
+        {
+            throw new IllegalStateException("stored metadata is not canonicalisable: " + json, ex);
+        }
+    }
+
+    private static void checkName(final String name) throws Invalid
+    {
+        boolean valid = !name.isEmpty() && name.length() <= NAME_LENGTH_MAX;
+        for (int i = 0; valid && i < name.length(); i++)
+        {
+            final char c = name.charAt(i);
+            valid = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+        }
+        if (!valid)
+        {
+            throw new Invalid("member names must be 1 to " + NAME_LENGTH_MAX + " letters, digits, '_', '-' or '.'");
+        }
+    }
+
+    private static void checkValue(final String name, final String value) throws Invalid
+    {
+        if (value.length() > VALUE_LENGTH_MAX)
+        {
+            throw new Invalid("member \"" + name + "\" must be at most " + VALUE_LENGTH_MAX + " characters");
+        }
+        for (int i = 0; i < value.length(); i++)
+        {
+            final char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1)))
+            {
+                i++;
+            }
+            else if (Character.isSurrogate(c))
+            {
+                throw new Invalid("member \"" + name + "\" must be valid Unicode (it has an unpaired surrogate)");
+            }
+        }
+    }
+
+    /** Insertion sort: at most {@value #MEMBERS_MAX} names, which are ASCII, so String order is byte order. */
+    private void sortByName(final int count)
+    {
+        for (int i = 1; i < count; i++)
+        {
+            final String name = names[i];
+            final String value = values[i];
+            int j = i - 1;
+            while (j >= 0 && names[j].compareTo(name) > 0)
+            {
+                names[j + 1] = names[j];
+                values[j + 1] = values[j];
+                j--;
+            }
+            names[j + 1] = name;
+            values[j + 1] = value;
+        }
+    }
+
+    private int write(final int count, final byte[] out) throws Invalid
+    {
+        final Writer w = new Writer(out);
+        w.put('{');
+        for (int i = 0; i < count; i++)
+        {
+            if (i > 0)
+            {
+                w.put(',');
+            }
+            w.put('"');
+            w.ascii(names[i]);
+            w.put('"');
+            w.put(':');
+            w.put('"');
+            w.escaped(values[i]);
+            w.put('"');
+        }
+        w.put('}');
+        return w.position;
+    }
+
+    /** Bounded UTF-8 writer into the caller's array. */
+    private static final class Writer
+    {
+        private final byte[] out;
+        private int position;
+
+        Writer(final byte[] out)
+        {
+            this.out = out;
+        }
+
+        void put(final int b) throws Invalid
+        {
+            if (position == out.length)
+            {
+                throw new Invalid("must be at most " + out.length + " bytes as compact JSON (UTF-8)");
+            }
+            out[position++] = (byte)b;
+        }
+
+        void ascii(final String text) throws Invalid
+        {
+            for (int i = 0; i < text.length(); i++)
+            {
+                put(text.charAt(i));
+            }
+        }
+
+        void escaped(final String text) throws Invalid
+        {
+            for (int i = 0; i < text.length(); i++)
+            {
+                final char c = text.charAt(i);
+                if (c == '"' || c == '\\')
+                {
+                    put('\\');
+                    put(c);
+                }
+                else if (c < 0x20)
+                {
+                    put('\\');
+                    put('u');
+                    put('0');
+                    put('0');
+                    put(HEX[c >> 4]);
+                    put(HEX[c & 0xF]);
+                }
+                else if (c < 0x80)
+                {
+                    put(c);
+                }
+                else if (c < 0x800)
+                {
+                    put(0xC0 | (c >> 6));
+                    put(0x80 | (c & 0x3F));
+                }
+                else if (Character.isHighSurrogate(c))
+                {
+                    final int cp = Character.toCodePoint(c, text.charAt(++i));   // paired: checkValue saw to it
+                    put(0xF0 | (cp >> 18));
+                    put(0x80 | ((cp >> 12) & 0x3F));
+                    put(0x80 | ((cp >> 6) & 0x3F));
+                    put(0x80 | (cp & 0x3F));
+                }
+                else
+                {
+                    put(0xE0 | (c >> 12));
+                    put(0x80 | ((c >> 6) & 0x3F));
+                    put(0x80 | (c & 0x3F));
+                }
+            }
+        }
+    }
+}
