@@ -8,7 +8,7 @@ package dev.tally.gateway.api;
  * and the id it belongs to never disagree. Fixed width: years outside 0000..9999 are clamped to the ends
  * of that range (journaled time never gets there; clamping keeps rendering total).
  */
-final class IsoTime
+public final class IsoTime
 {
     /** Bytes written by {@link #format}. */
     static final int LENGTH = 24;
@@ -23,6 +23,17 @@ final class IsoTime
 
     private IsoTime()
     {
+    }
+
+    /**
+     * @return {@code instant} as the text a reply from memory gives it: the read model's reads (entries, old
+     * transfers), whose timestamps PostgreSQL keeps to the microsecond, render their times this way too.
+     */
+    public static String text(final java.time.Instant instant)
+    {
+        final byte[] bytes = new byte[LENGTH];
+        format(instant.toEpochMilli(), bytes, 0);
+        return new String(bytes, java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /**

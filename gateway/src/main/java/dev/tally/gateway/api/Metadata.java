@@ -15,7 +15,8 @@ import java.io.IOException;
  * <p>Rules (what a payments API usually allows, sized so the canonical form fits
  * {@link LedgerLimits#METADATA_LENGTH_MAX} bytes): at most {@value #MEMBERS_MAX} members; names of 1 to
  * {@value #NAME_LENGTH_MAX} letters, digits, {@code _}, {@code -} or {@code .}, each once; values strings of at
- * most {@value #VALUE_LENGTH_MAX} characters of valid Unicode. {@code {}} is the same as no metadata.
+ * most {@value #VALUE_LENGTH_MAX} characters of valid Unicode other than U+0000 (which PostgreSQL cannot store).
+ * {@code {}} is the same as no metadata.
  *
  * <p>Canonical form: members sorted by name, no whitespace, UTF-8, and in values only {@code "} and {@code \}
  * escaped with a backslash and control characters as {@code \}{@code u00XX}; so member order, whitespace and
@@ -126,13 +127,18 @@ public final class Metadata
 
     private static void checkValue(final String name, final String value) throws Invalid
     {
-        if (value.length() > VALUE_LENGTH_MAX)
+        if (value.codePointCount(0, value.length()) > VALUE_LENGTH_MAX)   // characters as JSON Schema counts them
         {
             throw new Invalid("member \"" + name + "\" must be at most " + VALUE_LENGTH_MAX + " characters");
         }
         for (int i = 0; i < value.length(); i++)
         {
             final char c = value.charAt(i);
+            if (c == 0)
+            {
+                // PostgreSQL's jsonb (and text) cannot hold U+0000: accepted here, it would stop the writer at this transfer
+                throw new Invalid("member \"" + name + "\" must not contain U+0000");
+            }
             if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1)))
             {
                 i++;

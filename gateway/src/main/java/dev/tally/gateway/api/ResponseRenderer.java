@@ -142,10 +142,19 @@ public final class ResponseRenderer
     /**
      * Renders {@code GET /v1/transfers/{id}}: 200 or 404.
      * <pre>
-     * {"id","kind","debitAccountId","creditAccountId","amount","currency","reversedAmount",["reversedTransferId"],["reference"],"createdAt"}
+     * {"id","kind","debitAccountId","creditAccountId","amount","currency","reversedAmount",["reversedTransferId"],["reference"],["metadata"],"createdAt"}
      * </pre>
      */
     public RenderedResponse renderTransfer(final TransferView view, final ByteBuf body)
+    {
+        return renderTransfer(view, null, 0, body);
+    }
+
+    /**
+     * Renders {@code GET /v1/transfers/{id}} of a transfer memory holds, with its canonical metadata (which memory
+     * does not keep: the read model's, {@code metadataLength} bytes; 0 for none).
+     */
+    public RenderedResponse renderTransfer(final TransferView view, final byte[] metadata, final int metadataLength, final ByteBuf body)
     {
         if (!view.found)
         {
@@ -168,6 +177,10 @@ public final class ResponseRenderer
         if (view.referenceLength > 0)
         {
             json.name("reference").string(view.reference, view.referenceLength);
+        }
+        if (metadataLength > 0)
+        {
+            json.name("metadata").raw(metadata, metadataLength);
         }
         json.name("createdAt").time(Math.floorDiv(view.timestampNs, 1_000_000L));
         json.endObject();

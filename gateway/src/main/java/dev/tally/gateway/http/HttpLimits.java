@@ -4,7 +4,8 @@ package dev.tally.gateway.http;
  * Limits of the HTTP front door, validated at startup. Each message names the {@code tally serve} flag.
  *
  * @param bodyLengthMaxBytes          largest request body; larger gets 413. A full batch of 8,190 transfers
- *                                    is about 1.6 MB of JSON, so the default is 4 MiB.
+ *                                    is about 1.6 MB of JSON without metadata, so the default is 4 MiB (about
+ *                                    300 bytes of metadata each still fit; docs/ARCHITECTURE.md).
  * @param headerLengthMaxBytes        largest header block; larger gets 431.
  * @param initialLineMaxBytes         longest request line (method, URI, version); longer gets 414.
  * @param connectionsMax              open connections; further connections are closed at accept.

@@ -2,12 +2,17 @@ package dev.tally.gateway.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tally.gateway.api.IsoTime;
 import dev.tally.gateway.api.Metadata;
 import dev.tally.gateway.api.Money;
+import dev.tally.gateway.api.RenderedResponse;
+import dev.tally.gateway.api.ResponseRenderer;
 import dev.tally.gateway.api.Problem;
 import dev.tally.gateway.api.ProblemType;
 import dev.tally.gateway.server.ReadModel;
 import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.TransferView;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.read.TransferRow;
@@ -24,6 +29,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -43,14 +49,19 @@ public final class ReadModelQueries implements AutoCloseable
     private static final JsonFactory JSON = new JsonFactory();
     private static final int QUEUE_MAX = 1_024;
     /**
-     * How long a read of a transfer with metadata waits for the writer to reach it. The writer lags by milliseconds
-     * in steady state; past this (PostgreSQL slow or away) the read answers 503 with Retry-After, not a transfer
-     * without its metadata.
+     * How long a read of a transfer with metadata waits for the writer to reach it, from the request's arrival here.
+     * The writer lags by milliseconds in steady state; past this (PostgreSQL slow or away) the read answers 503 with
+     * Retry-After, never a transfer without its metadata.
      */
-    static final java.time.Duration WRITER_WAIT_MAX = java.time.Duration.ofSeconds(2);
+    static final long WRITER_WAIT_MAX_NS = TimeUnit.SECONDS.toNanos(2);
+    static final long WRITER_POLL_MS = 2;
+    /** Renderers of replies that mix memory's view with PostgreSQL's metadata, one per pool thread. */
+    private static final ThreadLocal<ResponseRenderer> RENDERERS = ThreadLocal.withInitial(ResponseRenderer::new);
 
     private final ReadModel readModel;
     private final ThreadPoolExecutor pool;
+    /** Re-checks the writer's watermark for reads waiting on it, so that they hold no pool thread meanwhile. */
+    private final ScheduledThreadPoolExecutor writerWaits;
 
     public ReadModelQueries(final ReadModel readModel)
     {
@@ -58,6 +69,12 @@ public final class ReadModelQueries implements AutoCloseable
         pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_MAX), runnable ->
         {
             final Thread thread = new Thread(runnable, "tally-pg-reads");
+            thread.setDaemon(true);
+            return thread;
+        });
+        writerWaits = new ScheduledThreadPoolExecutor(1, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "tally-pg-read-waits");
             thread.setDaemon(true);
             return thread;
         });
@@ -136,7 +153,7 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStringField("amount", Money.format(row.amountMinor(), digits));
                     json.writeStringField("currency", row.currency());
                     json.writeNumberField("journalIndex", row.journalIndex());
-                    json.writeStringField("createdAt", row.createdAt().toString());
+                    json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
                     json.writeEndObject();
                 }
                 json.writeEndArray();
@@ -156,25 +173,69 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /**
-     * Answers {@code GET /v1/transfers/{id}} from PostgreSQL: for a transfer memory no longer holds, or one with
-     * metadata (memory keeps only that it has some).
+     * Answers {@code GET /v1/transfers/{id}} of a transfer memory holds with metadata, which memory does not keep:
+     * every other field comes from {@code view} (memory's, so a reversal just made shows), the metadata from
+     * PostgreSQL once its writer is past the transfer (metadata never changes after). The wait for the writer
+     * holds no pool thread: the read is submitted only once the watermark has passed, checked every
+     * {@link #WRITER_POLL_MS} ms; past {@link #WRITER_WAIT_MAX_NS} from the request's arrival it answers 503.
      *
-     * @param awaitJournalIndex the transfer's journal index when memory knows it is there: the read first waits
-     *                          (at most {@link #WRITER_WAIT_MAX}) for the writer to be past it; 0 to read at once.
+     * @param view a copy the caller gives away.
      */
+    public void transferWithMetadata(
+        final Channel channel, final boolean keepAlive, final TransferView view, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
+        final UUID id = new UUID(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
+        whenWriterPast(view.journalIndex, System.nanoTime() + WRITER_WAIT_MAX_NS, hole, channel, keepAlive, () ->
+        {
+            final Optional<TransferRow> found = readModel.reads().transfer(view.tenantId, id);
+            if (found.isEmpty() || found.get().metadata() == null)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                    "The read model does not have this transfer's metadata."));
+                return;
+            }
+            final byte[] metadata = Metadata.canonicalOf(found.get().metadata());
+            final ByteBuf body = channel.alloc().buffer(512);
+            final RenderedResponse rendered = RENDERERS.get().renderTransfer(view, metadata, metadata.length, body);
+            HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
+        });
+    }
+
+    /** Submits {@code query} once the writer's watermark reaches {@code journalIndex}; 503 past {@code deadlineNs}. */
+    private void whenWriterPast(
+        final long journalIndex, final long deadlineNs, final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive,
+        final Query query)
+    {
+        if (readModel.writer().watermark() >= journalIndex)
+        {
+            submit(hole, channel, keepAlive, query);
+            return;
+        }
+        if (System.nanoTime() - deadlineNs >= 0)
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
+                "The transfer's metadata has not reached the read model yet; retry shortly."));
+            return;
+        }
+        try
+        {
+            writerWaits.schedule(() -> whenWriterPast(journalIndex, deadlineNs, hole, channel, keepAlive, query),
+                WRITER_POLL_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final RejectedExecutionException closing)
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The server is stopping."));
+        }
+    }
+
+    /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
     public void transfer(
-        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final long awaitJournalIndex,
-        final java.util.function.IntConsumer onReply)
+        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
-            if (awaitJournalIndex > 0 && !readModel.writer().awaitWatermark(awaitJournalIndex, WRITER_WAIT_MAX))
-            {
-                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                    "The transfer's metadata has not reached the read model yet; retry shortly."));
-                return;
-            }
             final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);
             if (found.isEmpty())
             {
@@ -208,7 +269,7 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeFieldName("metadata");
                     json.writeRawValue(new String(Metadata.canonicalOf(row.metadata()), java.nio.charset.StandardCharsets.UTF_8));
                 }
-                json.writeStringField("createdAt", row.createdAt().toString());
+                json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
                 json.writeEndObject();
             }
             catch (final IOException | RuntimeException ex)
@@ -296,6 +357,7 @@ public final class ReadModelQueries implements AutoCloseable
     @Override
     public void close()
     {
+        writerWaits.shutdownNow();
         pool.shutdownNow();
     }
 

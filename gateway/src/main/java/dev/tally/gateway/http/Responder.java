@@ -11,6 +11,7 @@ import dev.tally.gateway.pipeline.EventKind;
 import dev.tally.gateway.pipeline.LedgerEvent;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -99,14 +100,21 @@ public final class Responder implements EventHandler<LedgerEvent>
                     renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
                 break;
             case READ_TRANSFER:
-                if ((!event.transferView.found || event.transferView.hasMetadata) && queries != null)
+                if (!event.transferView.found && queries != null)
                 {
-                    // Older than the reversal window, or with metadata, which memory does not keep: PostgreSQL has it
-                    // (once its writer is past the transfer). The reply leaves from the read pool.
+                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
                     body.release();
                     queries.transfer(channel, event.keepAlive, event.command.tenantId,
-                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo),
-                        event.transferView.found ? event.transferView.journalIndex : 0, replyRecorder(event));
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
+                    clearReplyFields(event);
+                    return;
+                }
+                if (event.transferView.hasMetadata && queries != null)
+                {
+                    // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
+                    body.release();
+                    queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
+                        replyRecorder(event));
                     clearReplyFields(event);
                     return;
                 }

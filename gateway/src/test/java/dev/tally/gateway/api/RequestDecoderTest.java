@@ -259,6 +259,7 @@ class RequestDecoderTest
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a b\":\"1\"}}|INVALID_REQUEST|metadata",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"caf\u00e9\":\"1\"}}|INVALID_REQUEST|metadata",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":\"\\ud800\"}}|INVALID_REQUEST|metadata",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":{\"a\":\"x\\u0000y\"}}|INVALID_REQUEST|metadata",
         "CREATE_HOLD|k|{\"accountId\":1,\"amount\":\"1\",\"currency\":\"TRY\",\"expiresInMs\":5,\"metadata\":{}}|INVALID_REQUEST|metadata",
         // amounts
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1000.005\",\"currency\":\"TRY\"}|INVALID_AMOUNT|amount",

@@ -57,6 +57,12 @@ class MetadataOverHttpIT
             final Reply read = client.get("/v1/transfers/" + transferId);   // right after the reply: waits for the writer
             assertEquals(200, read.status(), read.toString());
             assertTrue(read.body().contains("\"metadata\":" + CANONICAL), read.body());
+            assertEquals(first.json().get("createdAt").text(), read.json().get("createdAt").text(), "memory's fields, to the millisecond");
+            final Reply reversal = client.post("/v1/transfers/" + transferId + "/reversals", "meta-rev", "{\"amount\":\"0.40\"}");
+            assertEquals(201, reversal.status(), reversal.toString());
+            final Reply afterReversal = client.get("/v1/transfers/" + transferId);   // before the writer has the reversal, maybe
+            assertEquals("0.40", afterReversal.json().get("reversedAmount").text(), "memory's reversed amount: " + afterReversal.body());
+            assertTrue(afterReversal.body().contains("\"metadata\":" + CANONICAL), afterReversal.body());
 
             final Reply batch = client.batch("{\"operations\":[" +
                 "{\"op\":\"transfer\",\"idempotencyKey\":\"meta-b1\",\"body\":" + transfer("{\"lineItem\":\"1\"}") + "}," +

@@ -88,6 +88,7 @@ public final class Database implements AutoCloseable
      */
     public int migrate()
     {
+        requireUtf8();
         final MigrateResult result = Flyway.configure()
             .dataSource(pool)
             .locations("classpath:db/migration")
@@ -95,6 +96,29 @@ public final class Database implements AutoCloseable
             .migrate();
         LOG.info("schema at version {} ({} migration(s) applied)", result.targetSchemaVersion, result.migrationsExecuted);
         return result.migrationsExecuted;
+    }
+
+    /**
+     * Refuses a database whose encoding is not UTF-8: transfer metadata is Unicode text, and a server that cannot
+     * hold some character of it would refuse that transfer's rows in the writer again on every retry and replay,
+     * which stops the read model for good. Checked before anything is written.
+     */
+    void requireUtf8()
+    {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SHOW server_encoding"))
+        {
+            final String encoding = rs.next() ? rs.getString(1) : "unknown";
+            if (!"UTF8".equalsIgnoreCase(encoding))
+            {
+                throw new IllegalStateException("the read model's database must use the UTF8 encoding, not " + encoding +
+                    " (create it with ENCODING 'UTF8')");
+            }
+        }
+        catch (final SQLException ex)
+        {
+            throw new IllegalStateException("cannot read the read model's database encoding", ex);
+        }
     }
 
     /**

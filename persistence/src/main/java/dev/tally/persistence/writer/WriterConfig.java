@@ -15,7 +15,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * 430 B = 43 MB of ordinary transfers sits under the 64 MB half of a 128 MiB ring, so the command bound
  * trips first for them; commands touching many sub-balances are bigger, and for them the byte bound trips
  * first: both bounds are needed. The byte bound also trips first for transfers with metadata (up to
- * 1,024 bytes more, ~1.5 KB each), at ~45,000 of them; a full atomic batch of them (12 MB) fits the margin.
+ * 1,024 bytes more, ~1.5 KB each), at ~45,000 of them; the largest atomic batch the HTTP body limit (4 MiB by default)
+ * lets through carries about 3,000 such transfers (~4.5 MB of records), well inside the margin.
  *
  * @param ringCapacityBytes   bytes of the single-producer/single-consumer ring (a power of two).
  * @param lagBoundCommands    journal commands the writer may lag behind before the gateway answers 503.

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The embedded default: durable settings, loopback only, and its data directory kept across restarts. */
@@ -44,6 +45,30 @@ class EmbeddedDatabaseTest
                 assertEquals("kept", text(s, "SELECT message_id FROM processed_messages WHERE consumer = 'restart'"));
             }
             assertTrue(second.jdbcUrl().startsWith("jdbc:postgresql://localhost:"));
+        }
+    }
+
+    @Test
+    void shouldRefuseADatabaseThatIsNotUtf8BeforeMigratingIt() throws SQLException
+    {
+        final Path directory = Paths.get("target", "pg", EmbeddedDatabaseTest.class.getSimpleName() + "-latin1").toAbsolutePath();
+        PostgresFixture.deleteRecursively(directory);
+        try (EmbeddedDatabase server = EmbeddedDatabase.start(directory))
+        {
+            try (Connection c = DriverManager.getConnection(server.jdbcUrl()); Statement s = c.createStatement())
+            {
+                assertEquals("UTF8", text(s, "SHOW server_encoding"), "the embedded default is UTF-8");
+                s.execute("CREATE DATABASE latin TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C'");
+            }
+            try (Database db = Database.connect(server.jdbcUrl("latin")))
+            {
+                final IllegalStateException refused = assertThrows(IllegalStateException.class, db::migrate);
+                assertTrue(refused.getMessage().contains("UTF8") && refused.getMessage().contains("LATIN1"), refused.getMessage());
+                try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement())
+                {
+                    assertEquals("0", text(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "nothing migrated");
+                }
+            }
         }
     }
 
