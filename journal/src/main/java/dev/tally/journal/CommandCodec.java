@@ -186,7 +186,7 @@ public final class CommandCodec
         {
             final int metadataAt = offset + REFERENCE_OFFSET + referenceLength;
             buffer.putShort(metadataAt, (short)metadataLength, BYTE_ORDER);
-            buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata, 0, metadataLength);
+            buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata.array(), 0, metadataLength);
         }
 
         final int checksumOffset = recordLength - RecordHeader.CHECKSUM_SIZE;
@@ -274,7 +274,8 @@ public final class CommandCodec
         command.metadataLength = metadataLength;
         if (metadataLength > 0)
         {
-            buffer.getBytes(offset + REFERENCE_OFFSET + referenceLength + METADATA_LENGTH_SIZE, command.metadata, 0, metadataLength);
+            buffer.getBytes(offset + REFERENCE_OFFSET + referenceLength + METADATA_LENGTH_SIZE, command.metadata.reserve(metadataLength), 0,
+                metadataLength);
         }
         return DecodeStatus.OK;
     }

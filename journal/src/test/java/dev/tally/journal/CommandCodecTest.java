@@ -73,6 +73,7 @@ class CommandCodecTest
         assertEquals(CommandCodec.ENCODED_LENGTH_MIN, codec.encode(command, buffer, 0));
         command.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX;
         assertEquals(CommandCodec.FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
+        command.metadata.reserve(LedgerLimits.METADATA_LENGTH_MAX);
         command.metadataLength = LedgerLimits.METADATA_LENGTH_MAX;
         assertEquals(CommandCodec.ENCODED_LENGTH_MAX, codec.encode(command, buffer, 0));
     }

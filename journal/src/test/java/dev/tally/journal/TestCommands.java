@@ -56,7 +56,7 @@ final class TestCommands
         command.metadataLength = random.nextBoolean() ? 0 : 1 + random.nextInt(LedgerLimits.METADATA_LENGTH_MAX);
         for (int i = 0; i < command.metadataLength; i++)
         {
-            command.metadata[i] = (byte)random.nextInt();   // opaque to the journal: any bytes
+            command.metadata.reserve(command.metadataLength)[i] = (byte)random.nextInt();   // opaque to the journal: any bytes
         }
         return command;
     }
@@ -65,7 +65,7 @@ final class TestCommands
     static Command withMetadata(final Command command, final String json)
     {
         final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(bytes, 0, command.metadata, 0, bytes.length);
+        System.arraycopy(bytes, 0, command.metadata.reserve(bytes.length), 0, bytes.length);
         command.metadataLength = bytes.length;
         return command;
     }
@@ -130,8 +130,8 @@ final class TestCommands
             "reference");
         assertEquals(expected.metadataLength, actual.metadataLength, "metadataLength");
         assertArrayEquals(
-            Arrays.copyOf(expected.metadata, expected.metadataLength),
-            Arrays.copyOf(actual.metadata, actual.metadataLength),
+            Arrays.copyOf(expected.metadata.array(), expected.metadataLength),
+            Arrays.copyOf(actual.metadata.array(), actual.metadataLength),
             "metadata");
     }
 }

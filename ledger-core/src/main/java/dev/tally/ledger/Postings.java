@@ -171,7 +171,7 @@ final class Postings
         event(EventType.TRANSFER_POSTED, c, c.journalIndex, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, 0);
         if (c.metadataLength > 0)
         {
-            effects.eventMetadata(c.metadata, c.metadataLength);
+            effects.eventMetadata(c.metadata.array(), c.metadataLength);
         }
     }
 

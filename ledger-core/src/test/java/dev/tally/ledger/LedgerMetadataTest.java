@@ -104,7 +104,7 @@ class LedgerMetadataTest
     private static Command withMetadata(final Command c, final String json)
     {
         final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(bytes, 0, c.metadata, 0, bytes.length);
+        System.arraycopy(bytes, 0, c.metadata.reserve(bytes.length), 0, bytes.length);
         c.metadataLength = bytes.length;
         return c;
     }

@@ -108,7 +108,7 @@ public final class LedgerScenario
         if (metadata != null)
         {
             final byte[] json = metadata.getBytes(StandardCharsets.UTF_8);
-            System.arraycopy(json, 0, c.metadata, 0, json.length);
+            System.arraycopy(json, 0, c.metadata.reserve(json.length), 0, json.length);
             c.metadataLength = json.length;
         }
         return seal(c);
@@ -283,7 +283,7 @@ public final class LedgerScenario
             .add(c.holdTimeoutMs).add(c.referenceHi).add(c.referenceLo);
         for (int i = 0; i < c.metadataLength; i++)
         {
-            d.add(c.metadata[i]);
+            d.add(c.metadata.array()[i]);
         }
         c.fingerprintHi = d.value();
         c.fingerprintLo = d.add(1).value();

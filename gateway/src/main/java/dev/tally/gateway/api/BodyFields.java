@@ -139,7 +139,7 @@ final class BodyFields
                 c.amountMinor = positiveAmount(operationIndex);
                 System.arraycopy(reference, 0, c.reference, 0, referenceLength);
                 c.referenceLength = referenceLength;
-                System.arraycopy(metadata, 0, c.metadata, 0, metadataLength);
+                System.arraycopy(metadata, 0, c.metadata.reserve(metadataLength), 0, metadataLength);
                 c.metadataLength = metadataLength;
                 break;
             case REVERSAL:

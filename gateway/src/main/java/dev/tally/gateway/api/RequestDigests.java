@@ -99,7 +99,7 @@ final class RequestDigests
                     .putInt(c.referenceLength).put(c.reference, 0, c.referenceLength);
                 if (c.metadataLength > 0)
                 {
-                    scratch.putInt(c.metadataLength).put(c.metadata, 0, c.metadataLength);
+                    scratch.putInt(c.metadataLength).put(c.metadata.array(), 0, c.metadataLength);
                 }
                 break;
             case REVERSAL:

@@ -239,7 +239,7 @@ public final class ResponseRenderer
                 if (c.metadataLength > 0)
                 {
                     // the retry's own canonical metadata: the same bytes, since the fingerprint covers them
-                    json.name("metadata").raw(c.metadata, c.metadataLength);
+                    json.name("metadata").raw(c.metadata.array(), c.metadataLength);
                 }
                 json.name("createdAt").time(createdMs);
                 break;

@@ -339,7 +339,7 @@ class RequestDecoderTest
         final String base = "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\",\"metadata\":";
         assertNull(decode(Route.CREATE_TRANSFER, "k", null, base + "{ \"orderId\" : \"A-17\", \"channel\":\"\\u0077eb \\u015f\\\"q\\\"\\n\"}}"));
         final String canonical = "{\"channel\":\"web ş\\\"q\\\"\\u000a\",\"orderId\":\"A-17\"}";
-        assertEquals(canonical, new String(command.metadata, 0, command.metadataLength, StandardCharsets.UTF_8));
+        assertEquals(canonical, new String(command.metadata.array(), 0, command.metadataLength, StandardCharsets.UTF_8));
         final long hi = command.fingerprintHi;
         final long lo = command.fingerprintLo;
 

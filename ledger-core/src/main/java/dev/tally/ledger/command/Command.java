@@ -90,9 +90,9 @@ public final class Command
     /**
      * TRANSFER: the metadata in its canonical JSON form (UTF-8); only the first {@link #metadataLength} count, 0 for
      * none. The ledger's rules never read it: it is journaled, covered by the fingerprint, echoed in the reply and
-     * handed with the transfer's event to PostgreSQL and the outbox.
+     * handed with the transfer's event to PostgreSQL and the outbox. Allocated on first use ({@link LazyBytes}).
      */
-    public final byte[] metadata = new byte[LedgerLimits.METADATA_LENGTH_MAX];
+    public final LazyBytes metadata = new LazyBytes(LedgerLimits.METADATA_LENGTH_MAX);
     public int metadataLength;
     /**
      * TRANSFER: the journaler found the reference on a transfer in PostgreSQL (one older than the ledger's
@@ -202,7 +202,10 @@ public final class Command
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
-        System.arraycopy(other.metadata, 0, metadata, 0, other.metadataLength);
+        if (other.metadataLength > 0)
+        {
+            System.arraycopy(other.metadata.array(), 0, metadata.reserve(other.metadataLength), 0, other.metadataLength);
+        }
         return this;
     }
 }
