@@ -72,7 +72,7 @@ final class Checker
             return;
         }
         final RequestSource source = new RequestSource(spec, layout, new RequestTemplate(target.hostPort(), target.apiKey(), keyPrefix,
-            AccountLayout.major(AccountLayout.AMOUNT_MINOR), AccountLayout.CURRENCY, spec.references()), outcomes, 0, 1);
+            AccountLayout.major(AccountLayout.AMOUNT_MINOR), AccountLayout.CURRENCY, spec.references(), spec.metadata()), outcomes, 0, 1);
         int unresolved = 0;
         for (final long keySeq : unknown)
         {

@@ -86,7 +86,7 @@ public final class LoadGenerator
         for (final EventExecutor executor : group)
         {
             final RequestTemplate template = new RequestTemplate(target.hostPort(), target.apiKey(), keyPrefix,
-                AccountLayout.major(AccountLayout.AMOUNT_MINOR), AccountLayout.CURRENCY, spec.references());
+                AccountLayout.major(AccountLayout.AMOUNT_MINOR), AccountLayout.CURRENCY, spec.references(), spec.metadata());
             final Outcomes outcomes = new Outcomes(layout.accounts());
             final RequestSource source = new RequestSource(spec, layout, template, outcomes, index, drivers.length);
             drivers[index] = new LoopDriver((EventLoop)executor, index, spec, source, outcomes, new LoopStats());

@@ -66,6 +66,10 @@ final class LoadOptions
         description = "Every transfer carries a unique reference (the server checks references older than it remembers against PostgreSQL).")
     boolean references;
 
+    @CommandLine.Option(names = "--metadata",
+        description = "Every transfer carries the same metadata object (3 members, 62 bytes canonical), as payment traffic usually does.")
+    boolean metadata;
+
     @CommandLine.Option(names = "--seed", defaultValue = "42", description = "Seed of the random choices (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -86,7 +90,7 @@ final class LoadOptions
             final Scenario scenario = Scenario.parse(name);
             specs.add(new LoadSpec(scenario, Mode.parse(mode), connections, depth, rate, seconds, warmupSeconds,
                 accounts != null ? accounts : scenario.accountsDefault(), batchSize, hotSubBalances, "constrained".equals(hotDebitAccount),
-                checkSample, drainSeconds, clientThreads, seed, references));
+                checkSample, drainSeconds, clientThreads, seed, references, metadata));
         }
         return specs;
     }

@@ -20,6 +20,7 @@ package dev.tally.perf.load;
  * @param clientThreads       Netty event-loop threads of the client.
  * @param seed                seed of every random choice (accounts, retries, samples).
  * @param references          every transfer carries a unique {@code reference} (derived from its key).
+ * @param metadata            every transfer carries {@link RequestTemplate#METADATA} as its {@code metadata}.
  */
 public record LoadSpec(
     Scenario scenario,
@@ -37,7 +38,8 @@ public record LoadSpec(
     int drainSeconds,
     int clientThreads,
     long seed,
-    boolean references)
+    boolean references,
+    boolean metadata)
 {
     public static final int CONNECTIONS_MAX = 4_096;
     public static final int DEPTH_MAX = 256;
@@ -50,14 +52,14 @@ public record LoadSpec(
     public static final int SUB_BALANCES_MAX = 64;
     public static final int CLIENT_THREADS_MAX = 16;
 
-    /** Transfers without references. */
+    /** Transfers without references or metadata. */
     public LoadSpec(
         final Scenario scenario, final Mode mode, final int connections, final int depth, final int rateRps, final int seconds,
         final int warmupSeconds, final int accounts, final int batchSize, final int hotSubBalances, final boolean hotDebitConstrained,
         final int checkSample, final int drainSeconds, final int clientThreads, final long seed)
     {
         this(scenario, mode, connections, depth, rateRps, seconds, warmupSeconds, accounts, batchSize, hotSubBalances,
-            hotDebitConstrained, checkSample, drainSeconds, clientThreads, seed, false);
+            hotDebitConstrained, checkSample, drainSeconds, clientThreads, seed, false, false);
     }
 
     /** Checks every limit, with a message that names it. */

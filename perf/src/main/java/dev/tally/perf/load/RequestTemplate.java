@@ -32,12 +32,17 @@ final class RequestTemplate
     private static final byte[] BATCH_OPEN = ascii("{\"atomic\":false,\"operations\":[");
     private static final byte[] BATCH_CLOSE = ascii("]}");
     private static final byte[] OP_BODY = ascii("\",\"body\":");
+    /** What {@code --metadata} puts on every transfer: members out of order and spaced, so the server canonicalises. */
+    static final String METADATA = "{\"orderId\": \"A-1742\", \"customerId\": \"c-90210\", \"channel\": \"web\"}";
+    private static final byte[] METADATA_MEMBER = ascii(",\"metadata\":" + METADATA);
 
     private final byte[] singleHead;
     private final byte[] batchHead;
     private final byte[] amountTail;
     /** {@code ,"reference":"PREFIX} when transfers carry references, else null: the key's sequence completes it. */
     private final byte[] referenceOpen;
+    /** {@link #METADATA_MEMBER} when transfers carry metadata, else an empty array. */
+    private final byte[] metadataMember;
     private final byte[] opOpen;
     private final ByteBuf body = Unpooled.buffer(64 * 1024);
     private final byte[] digits = new byte[20];
@@ -49,10 +54,12 @@ final class RequestTemplate
      * @param amount    the transfer amount in major units, e.g. {@code 1.00}.
      * @param currency  the currency code.
      * @param references whether each transfer carries the reference {@code PREFIX{keySeq}[.{op}]} (unique per key).
+     * @param metadata   whether each transfer carries {@link #METADATA}.
      */
     RequestTemplate(final String hostPort, final String apiKey, final String keyPrefix, final String amount, final String currency,
-        final boolean references)
+        final boolean references, final boolean metadata)
     {
+        metadataMember = metadata ? METADATA_MEMBER : new byte[0];
         referenceOpen = references ? ascii(",\"reference\":\"" + keyPrefix) : null;
         final String common = "Host: " + hostPort + "\r\nAuthorization: Bearer " + apiKey + "\r\nContent-Type: application/json";
         singleHead = ascii("POST /v1/transfers HTTP/1.1\r\n" + common + "\r\nIdempotency-Key: " + keyPrefix);
@@ -116,7 +123,7 @@ final class RequestTemplate
     int singleLengthMax()
     {
         return singleHead.length + 20 + CONTENT_LENGTH.length + 10 + END_OF_HEAD.length + DEBIT.length + CREDIT.length + 40 +
-            referenceLengthMax() + amountTail.length;
+            referenceLengthMax() + metadataMember.length + amountTail.length;
     }
 
     /** @return an upper bound of the bytes one batch request of {@code size} transfers takes. */
@@ -124,7 +131,7 @@ final class RequestTemplate
     {
         return batchHead.length + CONTENT_LENGTH.length + 10 + END_OF_HEAD.length + BATCH_OPEN.length + BATCH_CLOSE.length +
             size * (opOpen.length + 20 + 1 + 5 + OP_BODY.length + DEBIT.length + CREDIT.length + 40 + referenceLengthMax() +
-                amountTail.length + 2);
+                metadataMember.length + amountTail.length + 2);
     }
 
     private int referenceLengthMax()
@@ -150,6 +157,7 @@ final class RequestTemplate
             }
             out.writeByte('"');
         }
+        out.writeBytes(metadataMember);
         out.writeBytes(amountTail);
     }
 

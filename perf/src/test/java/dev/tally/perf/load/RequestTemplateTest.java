@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class RequestTemplateTest
 {
-    private final RequestTemplate template = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", false);
+    private final RequestTemplate template = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", false, false);
 
     @Test
     void shouldRenderASingleTransferWithAnExactContentLength() throws IOException
@@ -53,7 +53,7 @@ class RequestTemplateTest
     @Test
     void shouldGiveEveryTransferAReferenceMadeOfItsKeyWhenAsked() throws IOException
     {
-        final RequestTemplate referenced = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true);
+        final RequestTemplate referenced = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true, false);
         final ByteBuf single = Unpooled.buffer();
         referenced.writeTransfer(single, 1234, 5, 6);
         final String request = single.toString(StandardCharsets.US_ASCII);
@@ -61,15 +61,36 @@ class RequestTemplateTest
             body(request));
         assertTrue(referenced.singleLengthMax() >= request.length());
 
-        referenced.startBatch();
-        referenced.addBatchTransfer(7, 0, 1, 2);
-        referenced.addBatchTransfer(Long.MAX_VALUE, 8_189, 1, 2);
-        final ByteBuf batch = Unpooled.buffer();
-        referenced.finishBatch(batch);
-        final String batchRequest = batch.toString(StandardCharsets.US_ASCII);
+        final String batchRequest = twoOperationBatch(referenced);
         assertTrue(body(batchRequest).contains("\"reference\":\"Lx-" + Long.MAX_VALUE + ".8189\","), batchRequest);
-        assertTrue(referenced.batchLengthMax(2) >= batchRequest.length());
+    }
+
+    @Test
+    void shouldGiveEveryTransferTheSameMetadataWhenAsked() throws IOException
+    {
+        final RequestTemplate labelled = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true, true);
+        final ByteBuf single = Unpooled.buffer();
+        labelled.writeTransfer(single, 1234, 5, 6);
+        final String request = single.toString(StandardCharsets.US_ASCII);
+        assertEquals("{\"debitAccountId\":5,\"creditAccountId\":6,\"reference\":\"Lx-1234\",\"metadata\":" + RequestTemplate.METADATA +
+            ",\"amount\":\"1.00\",\"currency\":\"TRY\"}", body(request));
+        assertTrue(labelled.singleLengthMax() >= request.length());
+
+        assertTrue(body(twoOperationBatch(labelled)).contains("\"metadata\":" + RequestTemplate.METADATA + ","));
+    }
+
+    /** @return a batch of the smallest and the largest key and operation number, checked to fit and to parse. */
+    private static String twoOperationBatch(final RequestTemplate template) throws IOException
+    {
+        template.startBatch();
+        template.addBatchTransfer(7, 0, 1, 2);
+        template.addBatchTransfer(Long.MAX_VALUE, 8_189, 1, 2);
+        final ByteBuf batch = Unpooled.buffer();
+        template.finishBatch(batch);
+        final String batchRequest = batch.toString(StandardCharsets.US_ASCII);
+        assertTrue(template.batchLengthMax(2) >= batchRequest.length());
         parses(body(batchRequest));
+        return batchRequest;
     }
 
     /** @return the body, after checking that Content-Length counts exactly its bytes. */
