@@ -1,20 +1,27 @@
 #!/bin/bash
 # Run from anywhere after `mvn -B -o -q package -DskipTests`; it uses port 18090 and /tmp/srvref.
-# The cost of the journaler's reference check (docs/BENCHMARKS.md, "Reference check: cost"): a fresh tally serve (embedded PostgreSQL) per run; uniform, 64 connections, 10 s: without and with a reference on
-# every transfer, interleaved; the journaler thread's CPU over the measured window from /proc
+# The cost of the reference check (docs/BENCHMARKS.md, "Reference check: cost" and "...: a stage of its own"): a
+# fresh tally serve (embedded PostgreSQL) per run; uniform, 64 connections, 10 s: without and with a reference on
+# every transfer, interleaved, for each server jar given (default: this build's), ROUNDS rounds; the CPU of the
+# journaler (and of a thread named tally-ref-check, if the build has one) over 6 s of the measured window, from /proc.
+#   perf/scripts/reference-check-cost.sh [ROUNDS] [TALLY_JAR...]
 cd "$(dirname "$0")/../.."
-for round in 1 2; do for refs in "" "--references"; do
+ROUNDS=${1:-2}; shift 2>/dev/null
+JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(gateway/target/tally.jar)
+thread_ticks() { local t; t=$(grep -lx "$2" /proc/$1/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5); [ -z "$t" ] && { echo 0; return; }
+  awk '{print $14+$15}' /proc/$1/task/$t/stat; }
+for round in $(seq 1 "$ROUNDS"); do for jar in "${JARS[@]}"; do for refs in "" "--references"; do
   rm -rf /tmp/srvref
-  java -Dchronicle.analytics.disable=true -jar gateway/target/tally.jar serve --port 18090 --data-dir /tmp/srvref \
+  java -Dchronicle.analytics.disable=true -jar "$jar" serve --port 18090 --data-dir /tmp/srvref \
     --api-key t:kkkkkkkkkkkkkkkkkkkk --durability sync --key-retention-ms 15000 --keys-max 8000000 > /tmp/srvref.log 2>&1 &
   SRV=$!
   for i in $(seq 1 60); do curl -sf http://127.0.0.1:18090/ready > /dev/null && break; sleep 1; done
-  JT=$(grep -l tally-journaler /proc/$SRV/task/*/comm | head -1 | cut -d/ -f5)
   java -cp perf/target/benchmarks.jar dev.tally.perf.load.LoadMain run --url http://127.0.0.1:18090 --api-key kkkkkkkkkkkkkkkkkkkk \
     --scenario uniform --accounts 100000 --connections 64 --seconds 10 --warmup-seconds 5 $refs > /tmp/refrun.out 2>&1 &
   LG=$!
-  sleep 12; a=$(awk '{print $14+$15}' /proc/$SRV/task/$JT/stat); sleep 6; b=$(awk '{print $14+$15}' /proc/$SRV/task/$JT/stat)
+  sleep 12; ja=$(thread_ticks $SRV tally-journaler); ca=$(thread_ticks $SRV tally-ref-check)
+  sleep 6; jb=$(thread_ticks $SRV tally-journaler); cb=$(thread_ticks $SRV tally-ref-check)
   wait $LG
-  echo "round $round ${refs:-no-references}: $(grep -o 'tps=[0-9]* p50_us=[0-9]* p99_us=[0-9]* p999_us=[0-9]*.*check=[a-z]*' /tmp/refrun.out) | journaler $(( (b-a) )) ticks in 6 s"
+  echo "round $round $(basename "$jar") ${refs:-no-references}: $(grep -o 'tps=[0-9]* p50_us=[0-9]* p99_us=[0-9]* p999_us=[0-9]*.*check=[a-z]*' /tmp/refrun.out) | journaler $((jb - ja)) ticks, reference checker $((cb - ca)) ticks in 6 s"
   kill $SRV; wait $SRV 2>/dev/null
-done; done
+done; done; done
