@@ -4,12 +4,12 @@
 # every thread's utime + stime over SECONDS from /proc (clock ticks, 100 per second), and the PostgreSQL
 # processes' over the same window. Usage: perf/scripts/idle-cpu.sh [SECONDS] [ROUNDS] [JAR...]
 cd "$(dirname "$0")/../.."
-SECONDS_IDLE=${1:-20}; ROUNDS=${2:-1}; shift 2 2>/dev/null
+SECONDS_IDLE=${1:-20}; ROUNDS=${2:-1}; shift $(( $# < 2 ? $# : 2 ))
 JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(gateway/target/tally.jar)
 ticks() { for t in /proc/$1/task/*; do echo "$(basename "$t") $(tr ' ' _ < "$t/comm") $(sed 's/.*) //' "$t/stat" | awk '{print $12+$13}')"; done | sort; }
 # the postmaster names the data folder; its children (checkpointer, WAL writer, backends, ...) do not
 pg_ticks() { local pm; pm=$(pgrep -f "postgres.*-D $1" | head -1); [ -z "$pm" ] && { echo 0; return; }
-  for p in $pm $(pgrep -P "$pm"); do sed 's/.*) //' /proc/$p/stat | awk '{print $12+$13}'; done | paste -sd+ | bc; }
+  for p in $pm $(pgrep -P "$pm"); do sed 's/.*) //' /proc/$p/stat | awk '{print $12+$13}'; done | awk '{s+=$1} END {print s+0}'; }
 for round in $(seq 1 "$ROUNDS"); do for jar in "${JARS[@]}"; do
   rm -rf /tmp/idle-cpu
   java -Dchronicle.analytics.disable=true -jar "$jar" serve --port 18098 --data-dir /tmp/idle-cpu \

@@ -55,9 +55,12 @@ import org.agrona.MutableDirectBuffer;
  *
  * <p>A record is 162 to 226 bytes without metadata (the layout of records written before metadata existed,
  * unchanged), up to 1,252 with it. A binary older than flag bit 4 reads a record that has metadata as
- * {@code BAD_LENGTH}: do not roll back past it onto a journal that has such records. Decoding checks, in this order, the length available, the version,
- * the announced length, the CRC32C, the type and the reference length, and reports the first failure
- * as a {@link DecodeStatus}; a record that fails any check leaves the target command unspecified.
+ * {@code BAD_LENGTH}: do not roll back past it onto a journal that has such records.
+ *
+ * <p>Decoding checks, in this order, the length available, the version, the announced length, the CRC32C, the
+ * type, the reference length and the metadata length (1..{@link LedgerLimits#METADATA_LENGTH_MAX}, and that the
+ * lengths add up to the record's), and reports the first failure as a {@link DecodeStatus}; a record that fails
+ * any check leaves the target command unspecified.
  *
  * <p>One instance per thread: it owns a {@link CRC32C} and a scratch array that it reuses.
  */

@@ -53,11 +53,9 @@ final class TestCommands
         {
             command.reference[i] = (byte)(0x21 + random.nextInt(0x7E - 0x21 + 1));
         }
-        command.metadataLength = random.nextBoolean() ? 0 : 1 + random.nextInt(LedgerLimits.METADATA_LENGTH_MAX);
-        for (int i = 0; i < command.metadataLength; i++)
-        {
-            command.metadata.reserve(command.metadataLength)[i] = (byte)random.nextInt();   // opaque to the journal: any bytes
-        }
+        final byte[] metadata = new byte[random.nextBoolean() ? 0 : 1 + random.nextInt(LedgerLimits.METADATA_LENGTH_MAX)];
+        random.nextBytes(metadata);   // opaque to the journal: any bytes
+        command.metadata(metadata, metadata.length);
         return command;
     }
 
@@ -65,9 +63,7 @@ final class TestCommands
     static Command withMetadata(final Command command, final String json)
     {
         final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(bytes, 0, command.metadata.reserve(bytes.length), 0, bytes.length);
-        command.metadataLength = bytes.length;
-        return command;
+        return command.metadata(bytes, bytes.length);
     }
 
     /** A plausible transfer carrying {@code reference} as its reference text. */

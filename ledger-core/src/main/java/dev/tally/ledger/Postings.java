@@ -97,7 +97,7 @@ final class Postings
         r.amountMinor = c.amountMinor;
         r.currency = c.currency;
         if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX ||
-            c.metadataLength < 0 || c.metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+            c.metadataLength < 0 || c.metadataLength > c.metadata.array().length)   // array: reserved up to the limit
         {
             r.code = ResultCode.INVALID_COMMAND;
             return;

@@ -9,7 +9,6 @@ import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,16 +25,19 @@ class LedgerMetadataTest
     private static final long ALICE = 2;
     private static final long BOB = 3;
 
-    private final LedgerDriver d = new LedgerDriver(LedgerDriver.CONFIG);
+    private final LedgerDriver d = opened();
     private final Commands cmd = d.commands;
 
-    @BeforeEach
-    void openAccounts()
+    /** A ledger with a funding account, Alice (funded with 10,000) and Bob. */
+    private static LedgerDriver opened()
     {
-        d.apply(cmd.createFundingAccount("open-funding", FUNDING));
-        d.apply(cmd.createAccount("open-alice", ALICE));
-        d.apply(cmd.createAccount("open-bob", BOB));
-        d.apply(cmd.transfer("fund-alice", FUNDING, ALICE, 10_000));
+        final LedgerDriver driver = new LedgerDriver(LedgerDriver.CONFIG);
+        final Commands commands = driver.commands;
+        driver.apply(commands.createFundingAccount("open-funding", FUNDING));
+        driver.apply(commands.createAccount("open-alice", ALICE));
+        driver.apply(commands.createAccount("open-bob", BOB));
+        driver.apply(commands.transfer("fund-alice", FUNDING, ALICE, 10_000));
+        return driver;
     }
 
     @Test
@@ -79,12 +81,8 @@ class LedgerMetadataTest
     @Test
     void shouldMoveMoneyAlikeAndDigestTheTransfersMetadataBit()
     {
-        final LedgerDriver other = new LedgerDriver(LedgerDriver.CONFIG);
+        final LedgerDriver other = opened();
         final Commands otherCmd = other.commands;
-        other.apply(otherCmd.createFundingAccount("open-funding", FUNDING));
-        other.apply(otherCmd.createAccount("open-alice", ALICE));
-        other.apply(otherCmd.createAccount("open-bob", BOB));
-        other.apply(otherCmd.transfer("fund-alice", FUNDING, ALICE, 10_000));
 
         d.apply(withMetadata(cmd.transfer("pay-1", ALICE, BOB, 700), "{\"a\":\"b\"}"));
         other.apply(otherCmd.transfer("pay-1", ALICE, BOB, 700));
@@ -104,9 +102,7 @@ class LedgerMetadataTest
     private static Command withMetadata(final Command c, final String json)
     {
         final byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(bytes, 0, c.metadata.reserve(bytes.length), 0, bytes.length);
-        c.metadataLength = bytes.length;
-        return c;
+        return c.metadata(bytes, bytes.length);
     }
 
     private static String metadataOf(final EffectLog effects, final int event)

@@ -108,8 +108,7 @@ public final class LedgerScenario
         if (metadata != null)
         {
             final byte[] json = metadata.getBytes(StandardCharsets.UTF_8);
-            System.arraycopy(json, 0, c.metadata.reserve(json.length), 0, json.length);
-            c.metadataLength = json.length;
+            c.metadata(json, json.length);
         }
         return seal(c);
     }

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
 /**
- * The snapshot file, version 1: a checked header, then the {@link StateImage} sections, each followed by
+ * The snapshot file, version 2: a checked header, then the {@link StateImage} sections, each followed by
  * its own CRC32C. Written and read here, side by side, in field order. Little-endian throughout.
  *
  * <pre>
@@ -39,8 +39,14 @@ import java.util.zip.CRC32C;
  */
 public final class SnapshotFormat
 {
-    /** Version of the layout above. Bump it (and keep reading the old one) on any change. */
-    public static final int VERSION = 1;
+    /**
+     * Version of the layout above. Bump it (and keep reading the old one) on any change. 2: a transfer record's packed
+     * field may carry the has-metadata bit (bit 48), which a version-1 reader would take for part of the reference
+     * length; the layout is otherwise version 1's, which is read as it is (no transfer of it has the bit).
+     */
+    public static final int VERSION = 2;
+    /** The version before {@link #VERSION}, still read. */
+    static final int VERSION_WITHOUT_METADATA_BIT = 1;
     public static final int SECTION_COUNT = 8;
     /** The one section of bytes (transfer reference texts); every other section is longs. */
     static final int REFERENCE_TEXT_SECTION = 6;
@@ -218,7 +224,7 @@ public final class SnapshotFormat
             throw new SnapshotCorruptException("header checksum does not match");
         }
         final int version = chunk.getInt(VERSION_OFFSET);
-        if (version != VERSION || chunk.getInt(SECTION_COUNT_OFFSET) != SECTION_COUNT)
+        if ((version != VERSION && version != VERSION_WITHOUT_METADATA_BIT) || chunk.getInt(SECTION_COUNT_OFFSET) != SECTION_COUNT)
         {
             throw new SnapshotCorruptException("unknown format version " + version);
         }

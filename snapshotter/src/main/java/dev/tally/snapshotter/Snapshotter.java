@@ -39,11 +39,11 @@ import org.slf4j.LoggerFactory;
 public final class Snapshotter implements Agent, AutoCloseable
 {
     /**
-     * Sleep of the writer thread between looks at the image and the schedule: a copied image waits at most this
+     * Sleep of the {@code tally-snapshotter} thread between looks at the image and the schedule: a copied image waits at most this
      * long to be written, and a due snapshot to be requested (intervals are seconds to minutes). At 1 ms an idle
      * server woke this thread 1,000 times a second, ≈ 1.3 % of a core.
      */
-    static final long IDLE_SLEEP_MS = 20;
+    private static final long IDLE_SLEEP_MS = 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
     /** After a failed write, the next snapshot is attempted no sooner than this. */

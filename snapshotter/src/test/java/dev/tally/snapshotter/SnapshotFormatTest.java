@@ -53,6 +53,32 @@ class SnapshotFormatTest
     }
 
     @Test
+    void shouldReadAVersionOneFileAndRefuseAnUnknownVersion() throws Exception
+    {
+        final byte[] original = Files.readAllBytes(file);
+        Files.write(file, withVersion(original, SnapshotFormat.VERSION_WITHOUT_METADATA_BIT));
+        final StateImage image = new StateImage();
+        assertEquals(SnapshotFormat.VERSION_WITHOUT_METADATA_BIT, read(image).formatVersion());
+        assertEquals(ledger.stateHash(), Ledger.restore(Workload.CONFIG, image).stateHash(), "the same layout, read as it is");
+
+        Files.write(file, withVersion(original, SnapshotFormat.VERSION + 1));
+        final SnapshotCorruptException refused = org.junit.jupiter.api.Assertions.assertThrows(SnapshotCorruptException.class,
+            () -> read(new StateImage()));
+        assertEquals("unknown format version " + (SnapshotFormat.VERSION + 1), refused.getMessage());
+    }
+
+    /** The file with another format version and its header checksum made right again. */
+    private static byte[] withVersion(final byte[] file, final int version)
+    {
+        final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(file.clone()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        bytes.putInt(SnapshotFormat.VERSION_OFFSET, version);
+        final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes.array(), 0, SnapshotFormat.HEADER_CRC_OFFSET);
+        bytes.putInt(SnapshotFormat.HEADER_CRC_OFFSET, (int)crc.getValue());
+        return bytes.array();
+    }
+
+    @Test
     void shouldRejectAnyFlippedByte() throws Exception
     {
         final byte[] original = Files.readAllBytes(file);

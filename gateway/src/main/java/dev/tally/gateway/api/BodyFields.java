@@ -139,8 +139,7 @@ final class BodyFields
                 c.amountMinor = positiveAmount(operationIndex);
                 System.arraycopy(reference, 0, c.reference, 0, referenceLength);
                 c.referenceLength = referenceLength;
-                System.arraycopy(metadata, 0, c.metadata.reserve(metadataLength), 0, metadataLength);
-                c.metadataLength = metadataLength;
+                c.metadata(metadata, metadataLength);
                 break;
             case REVERSAL:
                 c.amountMinor = has(BodyField.AMOUNT) ? positiveAmount(operationIndex) : 0;

@@ -22,7 +22,7 @@ final class JsonOut
     private static final int STAGING_BYTES = 8192;
     /** The longest decimal long: {@code -9223372036854775808}. */
     private static final int LONG_TEXT_LENGTH_MAX = 20;
-    private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+    static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
     private final boolean[] firstAtDepth = new boolean[DEPTH_MAX];
     private final byte[] staged = new byte[STAGING_BYTES];
@@ -93,19 +93,14 @@ final class JsonOut
         return this;
     }
 
-    /** Writes {@code length} bytes of {@code bytes} as they are: a value already rendered as JSON (canonical metadata). */
+    /**
+     * Writes {@code length} bytes of {@code bytes} as they are: a value already rendered as JSON (canonical metadata,
+     * at most {@link dev.tally.ledger.LedgerLimits#METADATA_LENGTH_MAX} bytes, well within the staging array).
+     */
     JsonOut raw(final byte[] bytes, final int length)
     {
         separate();
-        if (length > STAGING_BYTES - position)
-        {
-            drain();
-        }
-        if (length > STAGING_BYTES)
-        {
-            out.writeBytes(bytes, 0, length);
-            return this;
-        }
+        room(length);
         System.arraycopy(bytes, 0, staged, position, length);
         position += length;
         return this;

@@ -31,10 +31,10 @@ public final class Metadata
     static final int VALUE_LENGTH_MAX = 500;
 
     private static final JsonFactory JSON = new JsonFactory();
-    private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
     private final String[] names = new String[MEMBERS_MAX];
     private final String[] values = new String[MEMBERS_MAX];
+    private final Writer writer = new Writer();
 
     /** Why a metadata object was refused; the caller names the member it came in. */
     static final class Invalid extends Exception
@@ -59,6 +59,19 @@ public final class Metadata
         {
             throw new Invalid("must be a JSON object of string members, such as {\"orderId\": \"A-17\"}");
         }
+        try
+        {
+            return canonicalMembers(parser, out);
+        }
+        finally
+        {
+            java.util.Arrays.fill(names, null);   // the request's strings are not kept past it, refused or not
+            java.util.Arrays.fill(values, null);
+        }
+    }
+
+    private int canonicalMembers(final JsonParser parser, final byte[] out) throws IOException, Invalid
+    {
         int count = 0;
         while (parser.nextToken() == JsonToken.FIELD_NAME)
         {
@@ -86,10 +99,7 @@ public final class Metadata
             count++;
         }
         sortByName(count);
-        final int length = count == 0 ? 0 : write(count, out);
-        java.util.Arrays.fill(names, 0, count, null);
-        java.util.Arrays.fill(values, 0, count, null);
-        return length;
+        return count == 0 ? 0 : write(count, out);
     }
 
     /**
@@ -171,7 +181,7 @@ public final class Metadata
 
     private int write(final int count, final byte[] out) throws Invalid
     {
-        final Writer w = new Writer(out);
+        final Writer w = writer.start(out);
         w.put('{');
         for (int i = 0; i < count; i++)
         {
@@ -194,12 +204,14 @@ public final class Metadata
     /** Bounded UTF-8 writer into the caller's array. */
     private static final class Writer
     {
-        private final byte[] out;
+        private byte[] out;
         private int position;
 
-        Writer(final byte[] out)
+        Writer start(final byte[] target)
         {
-            this.out = out;
+            out = target;
+            position = 0;
+            return this;
         }
 
         void put(final int b) throws Invalid
@@ -235,8 +247,8 @@ public final class Metadata
                     put('u');
                     put('0');
                     put('0');
-                    put(HEX[c >> 4]);
-                    put(HEX[c & 0xF]);
+                    put(JsonOut.HEX[c >> 4]);
+                    put(JsonOut.HEX[c & 0xF]);
                 }
                 else if (c < 0x80)
                 {

@@ -36,10 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries} (keyset paged)
- * and transfers that memory no longer holds. JDBC never runs on a Netty I/O thread or a pipeline stage:
- * a small bounded pool does it and writes the reply into the place the responder held for it in the
- * connection's reply order ({@link HttpReplies#hold}): every path here fills its hole exactly once.
+ * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries} (keyset paged), transfers
+ * that memory no longer holds, and the metadata of transfers it does hold (memory keeps only that they have some).
+ * JDBC never runs on a Netty I/O thread or a pipeline stage: a small bounded pool does it and writes the reply into
+ * the place the responder held for it in the connection's reply order ({@link HttpReplies#hold}). Every path here
+ * fills its hole exactly once, also when the read fails, waits too long, or the server stops ({@link #close}): a
+ * hole never filled would hold back every later reply on its connection.
  */
 public final class ReadModelQueries implements AutoCloseable
 {
@@ -53,8 +55,10 @@ public final class ReadModelQueries implements AutoCloseable
      * The writer lags by milliseconds in steady state; past this (PostgreSQL slow or away) the read answers 503 with
      * Retry-After, never a transfer without its metadata.
      */
-    static final long WRITER_WAIT_MAX_NS = TimeUnit.SECONDS.toNanos(2);
-    static final long WRITER_POLL_MS = 2;
+    private static final long WRITER_WAIT_MAX_NS = TimeUnit.SECONDS.toNanos(2);
+    private static final long WRITER_POLL_MS = 2;
+    /** Reads waiting for the writer at once; more get 503 at once (each costs a timer check every 2 ms). */
+    private static final int WRITER_WAITERS_MAX = 256;
     /** Renderers of replies that mix memory's view with PostgreSQL's metadata, one per pool thread. */
     private static final ThreadLocal<ResponseRenderer> RENDERERS = ThreadLocal.withInitial(ResponseRenderer::new);
 
@@ -62,6 +66,8 @@ public final class ReadModelQueries implements AutoCloseable
     private final ThreadPoolExecutor pool;
     /** Re-checks the writer's watermark for reads waiting on it, so that they hold no pool thread meanwhile. */
     private final ScheduledThreadPoolExecutor writerWaits;
+    /** Reads waiting for the writer: answered by {@link #close} if still there. */
+    private final java.util.Set<WriterWait> writersAwaited = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public ReadModelQueries(final ReadModel readModel)
     {
@@ -177,55 +183,138 @@ public final class ReadModelQueries implements AutoCloseable
      * every other field comes from {@code view} (memory's, so a reversal just made shows), the metadata from
      * PostgreSQL once its writer is past the transfer (metadata never changes after). The wait for the writer
      * holds no pool thread: the read is submitted only once the watermark has passed, checked every
-     * {@link #WRITER_POLL_MS} ms; past {@link #WRITER_WAIT_MAX_NS} from the request's arrival it answers 503.
+     * {@link #WRITER_POLL_MS} ms, and it answers 503 at once when the writer has failed or lags past its bound, or
+     * past {@link #WRITER_WAIT_MAX_NS} from the request's arrival.
      *
-     * @param view a copy the caller gives away.
+     * @param view       a copy the caller gives away.
+     * @param receivedNs when the request arrived ({@link System#nanoTime()}).
      */
     public void transferWithMetadata(
-        final Channel channel, final boolean keepAlive, final TransferView view, final java.util.function.IntConsumer onReply)
+        final Channel channel, final boolean keepAlive, final TransferView view, final long receivedNs,
+        final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         final UUID id = new UUID(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
-        whenWriterPast(view.journalIndex, System.nanoTime() + WRITER_WAIT_MAX_NS, hole, channel, keepAlive, () ->
+        final Query read = () ->
         {
             final Optional<TransferRow> found = readModel.reads().transfer(view.tenantId, id);
             if (found.isEmpty() || found.get().metadata() == null)
             {
-                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                    "The read model does not have this transfer's metadata."));
+                // the writer is past the transfer and memory says it has metadata: the read model lost it
+                LOG.error("the read model has no metadata for transfer {} of tenant {}, which has some", id, view.tenantId);
+                problem(hole, channel, keepAlive, new Problem(ProblemType.INTERNAL_ERROR, "The read model lacks this transfer's metadata."));
                 return;
             }
             final byte[] metadata = Metadata.canonicalOf(found.get().metadata());
             final ByteBuf body = channel.alloc().buffer(512);
-            final RenderedResponse rendered = RENDERERS.get().renderTransfer(view, metadata, metadata.length, body);
+            final RenderedResponse rendered;
+            try
+            {
+                rendered = RENDERERS.get().renderTransfer(view, metadata, metadata.length, body);
+            }
+            catch (final RuntimeException ex)
+            {
+                body.release();   // not written: the failure's reply fills the hole instead
+                throw ex;
+            }
             HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
-        });
+        };
+        if (writersAwaited.size() >= WRITER_WAITERS_MAX)
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
+            return;
+        }
+        final WriterWait wait = new WriterWait(view.journalIndex, receivedNs + WRITER_WAIT_MAX_NS, new PendingRead(hole, channel, keepAlive, read));
+        writersAwaited.add(wait);
+        wait.run();
     }
 
-    /** Submits {@code query} once the writer's watermark reaches {@code journalIndex}; 503 past {@code deadlineNs}. */
-    private void whenWriterPast(
-        final long journalIndex, final long deadlineNs, final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive,
-        final Query query)
+    /**
+     * A read waiting for the writer's watermark to reach its transfer: checked now and then every
+     * {@link #WRITER_POLL_MS} ms on the timer thread, until it is submitted to the pool or answered 503 (the writer
+     * failed or lags past its bound, the deadline passed, the server stops). Settled exactly once, by whichever of
+     * the timer and {@link #close} gets there first.
+     */
+    private final class WriterWait implements Runnable
     {
-        if (readModel.writer().watermark() >= journalIndex)
+        private final long journalIndex;
+        private final long deadlineNs;
+        private final PendingRead read;
+        private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+
+        WriterWait(final long journalIndex, final long deadlineNs, final PendingRead read)
         {
-            submit(hole, channel, keepAlive, query);
-            return;
+            this.journalIndex = journalIndex;
+            this.deadlineNs = deadlineNs;
+            this.read = read;
         }
-        if (System.nanoTime() - deadlineNs >= 0)
+
+        @Override
+        public void run()
         {
-            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE,
-                "The transfer's metadata has not reached the read model yet; retry shortly."));
-            return;
+            try
+            {
+                check();
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // on the timer thread an exception would be swallowed with the hole unfilled
+                LOG.error("waiting for the read model's writer failed", ex);
+                refuse(ProblemType.INTERNAL_ERROR, "The history read failed.");
+            }
         }
-        try
+
+        private void check()
         {
-            writerWaits.schedule(() -> whenWriterPast(journalIndex, deadlineNs, hole, channel, keepAlive, query),
-                WRITER_POLL_MS, TimeUnit.MILLISECONDS);
+            final String behind;
+            if (readModel.writer().watermark() >= journalIndex)
+            {
+                if (settle())
+                {
+                    submit(read);
+                }
+                return;
+            }
+            else if (readModel.writer().failure() != null || readModel.overLagBound())
+            {
+                behind = "The read model's writer is failing or far behind; the transfer's metadata is not there yet.";
+            }
+            else if (System.nanoTime() - deadlineNs >= 0)
+            {
+                behind = "The transfer's metadata has not reached the read model yet; retry shortly.";
+            }
+            else
+            {
+                try
+                {
+                    writerWaits.schedule(this, WRITER_POLL_MS, TimeUnit.MILLISECONDS);
+                    return;
+                }
+                catch (final RejectedExecutionException closing)
+                {
+                    behind = "The server is stopping.";
+                }
+            }
+            refuse(ProblemType.SERVICE_UNAVAILABLE, behind);
         }
-        catch (final RejectedExecutionException closing)
+
+        /** Answers the read with a problem, unless it is settled already. */
+        void refuse(final ProblemType type, final String detail)
         {
-            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The server is stopping."));
+            if (settle())
+            {
+                read.refuse(type, detail);
+            }
+        }
+
+        private boolean settle()
+        {
+            if (!settled.compareAndSet(false, true))
+            {
+                return false;
+            }
+            writersAwaited.remove(this);
+            return true;
         }
     }
 
@@ -297,30 +386,60 @@ public final class ReadModelQueries implements AutoCloseable
 
     private void submit(final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final Query query)
     {
+        submit(new PendingRead(hole, channel, keepAlive, query));
+    }
+
+    private void submit(final PendingRead read)
+    {
         try
         {
-            pool.execute(() ->
-            {
-                try
-                {
-                    query.run();
-                }
-                catch (final SQLException | IOException | RuntimeException ex)
-                {
-                    LOG.warn("read model query failed", ex);
-                    problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
-                }
-                catch (final Error error)
-                {
-                    // the connection's later replies wait behind this hole: fill it before giving up
-                    problem(hole, channel, keepAlive, new Problem(ProblemType.INTERNAL_ERROR, "The history read failed."));
-                    throw error;
-                }
-            });
+            pool.execute(read);
         }
         catch (final RejectedExecutionException ex)
         {
-            problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
+            read.refuse(ProblemType.SERVICE_UNAVAILABLE, pool.isShutdown() ? "The server is stopping." : "Too many history reads in flight.");
+        }
+    }
+
+    /** A query with the hole it answers into: run by the pool, or refused with a problem when it cannot run. */
+    private static final class PendingRead implements Runnable
+    {
+        private final HttpReplies.Hole hole;
+        private final Channel channel;
+        private final boolean keepAlive;
+        private final Query query;
+
+        PendingRead(final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final Query query)
+        {
+            this.hole = hole;
+            this.channel = channel;
+            this.keepAlive = keepAlive;
+            this.query = query;
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                query.run();
+            }
+            catch (final SQLException | IOException | RuntimeException ex)
+            {
+                LOG.warn("read model query failed", ex);
+                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
+            }
+            catch (final Error error)
+            {
+                // the connection's later replies wait behind this hole: fill it before giving up
+                problem(hole, channel, keepAlive, new Problem(ProblemType.INTERNAL_ERROR, "The history read failed."));
+                throw error;
+            }
+        }
+
+        void refuse(final ProblemType type, final String detail)
+        {
+            problem(hole, channel, keepAlive, new Problem(type, detail));
         }
     }
 
@@ -354,11 +473,22 @@ public final class ReadModelQueries implements AutoCloseable
         return text == null ? defaultValue : Integer.parseInt(text);
     }
 
+    /**
+     * Stops the threads and answers every read still waiting, for the writer or in the pool's queue, with 503. A read
+     * the pool is running finishes; a wait the timer is checking right now is answered by whichever gets there first.
+     */
     @Override
     public void close()
     {
-        writerWaits.shutdownNow();
-        pool.shutdownNow();
+        writerWaits.shutdownNow();   // its queued checks would only cancel themselves now: answered below instead
+        for (final WriterWait wait : writersAwaited)
+        {
+            wait.refuse(ProblemType.SERVICE_UNAVAILABLE, "The server is stopping.");
+        }
+        for (final Runnable read : pool.shutdownNow())
+        {
+            ((PendingRead)read).refuse(ProblemType.SERVICE_UNAVAILABLE, "The server is stopping.");
+        }
     }
 
     @FunctionalInterface

@@ -114,7 +114,7 @@ public final class Responder implements EventHandler<LedgerEvent>
                     // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
                     body.release();
                     queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
-                        replyRecorder(event));
+                        event.receivedNs, replyRecorder(event));
                     clearReplyFields(event);
                     return;
                 }

@@ -36,7 +36,7 @@ public final class WakingWaitStrategy implements WaitStrategy
     private final ThreadLocal<StageWaker> wakerOfThread = new ThreadLocal<>();
     private final StageWaker[] stages = {new StageWaker(), new StageWaker(), new StageWaker()};
 
-    /** @param parkMaxNs the longest park without a wake-up: bounds how late a stage sees a halt or a shutdown. */
+    /** @param parkMaxNs the longest park without a wake-up: only a safety net (a shutdown calls {@link #wakeAll()}). */
     public WakingWaitStrategy(final long parkMaxNs)
     {
         this.parkMaxNs = parkMaxNs;
@@ -60,7 +60,7 @@ public final class WakingWaitStrategy implements WaitStrategy
             final StageWaker waker = wakerOfThread.get();
             if (waker == null)
             {
-                LockSupport.parkNanos(this, parkMaxNs);   // a thread no stage bound: nobody wakes it early
+                LockSupport.parkNanos(this, parkMaxNs);   // a thread no stage bound (none in the server): only the timer wakes it
                 continue;
             }
             waker.announce();

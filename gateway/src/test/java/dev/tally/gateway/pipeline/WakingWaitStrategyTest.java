@@ -70,12 +70,20 @@ class WakingWaitStrategyTest
     {
         // the business thread waits on the journaler's progress, which a shutdown never advances
         final SequenceBarrier afterJournaler = ring.newBarrier(new Sequence(Sequencer.INITIAL_CURSOR_VALUE));
+        final java.util.concurrent.atomic.AtomicReference<Thread> waiter = new java.util.concurrent.atomic.AtomicReference<>();
         final CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() ->
         {
+            waiter.set(Thread.currentThread());
             StageHandoff.business(strategy).onStart();
             return waitFor(afterJournaler, 0);
         });
-        Thread.sleep(100);   // parked, for 30 s unless woken
+        // parked, for 30 s unless woken: only then does the alert below need the wake-up
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((waiter.get() == null || waiter.get().getState() != Thread.State.TIMED_WAITING) && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(Thread.State.TIMED_WAITING, waiter.get().getState(), "the stage parked");
 
         afterJournaler.alert();   // what a halt does; the barrier's own signal wakes only the journaler
         strategy.wakeAll();

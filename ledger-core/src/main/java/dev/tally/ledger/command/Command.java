@@ -167,6 +167,20 @@ public final class Command
         return this;
     }
 
+    /**
+     * Sets the metadata: {@code length} bytes of {@code source} (0 for none). The one way to set {@link #metadataLength}
+     * outside tests of malformed commands, so that a length never runs past the lazily allocated array.
+     */
+    public Command metadata(final byte[] source, final int length)
+    {
+        if (length > 0)
+        {
+            System.arraycopy(source, 0, metadata.reserve(length), 0, length);
+        }
+        metadataLength = length;
+        return this;
+    }
+
     /** Copies every field of {@code other} into this holder (the type reference only when it differs). */
     public Command copyFrom(final Command other)
     {
@@ -202,10 +216,7 @@ public final class Command
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
-        if (other.metadataLength > 0)
-        {
-            System.arraycopy(other.metadata.array(), 0, metadata.reserve(other.metadataLength), 0, other.metadataLength);
-        }
+        metadata(other.metadata.array(), other.metadataLength);
         return this;
     }
 }

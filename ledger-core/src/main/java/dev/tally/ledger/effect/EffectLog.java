@@ -172,8 +172,7 @@ public final class EffectLog
             eventMetadata = Arrays.copyOf(eventMetadata, Math.max(eventMetadata.length * 2, eventMetadataUsed + length));
         }
         final int i = eventCount - 1;
-        System.arraycopy(metadata, 0, eventMetadata, eventMetadataUsed, length);
-        eventMetadataOffset[i] = eventMetadataUsed;
+        System.arraycopy(metadata, 0, eventMetadata, eventMetadataUsed, length);   // at eventMetadataOffset[i], set by event()
         eventMetadataLength[i] = length;
         eventMetadataUsed += length;
     }

@@ -47,8 +47,7 @@ class HolderResetTest
         final Command source = HolderFields.fill(new Command(), Command::new, seed);
         source.referenceLength = 5;
         System.arraycopy("ab-12".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, source.reference, 0, 5);
-        source.metadataLength = 7;
-        System.arraycopy("{\"a\":\"\"}".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, source.metadata.reserve(7), 0, 7);
+        source.metadata("{\"a\":\"\"}".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 7);
         for (final int previous : new int[] {seed, seed + 1}) // the same type before, then another one
         {
             final Command target = HolderFields.fill(new Command(), Command::new, previous).copyFrom(source);
@@ -56,8 +55,10 @@ class HolderResetTest
             assertArrayEquals(Arrays.copyOf(source.reference, 5), Arrays.copyOf(target.reference, 5));
             assertArrayEquals(Arrays.copyOf(source.metadata.array(), 7), Arrays.copyOf(target.metadata.array(), 7));
         }
-        source.metadataLength = 0;
-        assertEquals(0, new Command().copyFrom(source).metadata.array().length,
+        source.metadata(null, 0);
+        final Command neverCarried = new Command().copyFrom(source);
+        assertEquals(0, neverCarried.metadataLength);
+        assertEquals(0, neverCarried.metadata.array().length,
             "a holder that never carried metadata has no array for it: pre-allocated commands stay close together");
     }
 

@@ -3,7 +3,9 @@ package dev.tally.ledger.transfer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TransferTableTest
 {
@@ -25,13 +27,13 @@ class TransferTableTest
         final int full = table.add(1, 10, 1, 2, 3, 5, 0x555344, TransferKind.REVERSAL, 0, 0, 7, 8, reference, reference.length, true);
         final int plain = table.add(2, 20, 1, 2, 3, 5, 0x545259, TransferKind.TRANSFER, 0, 0, 7, 8, reference, 3, false);
 
-        org.junit.jupiter.api.Assertions.assertTrue(table.hasMetadata(full));
-        org.junit.jupiter.api.Assertions.assertEquals(reference.length, table.referenceLength(full));
-        org.junit.jupiter.api.Assertions.assertEquals(TransferKind.REVERSAL, table.kind(full));
-        org.junit.jupiter.api.Assertions.assertEquals(0x555344, table.currency(full));
-        org.junit.jupiter.api.Assertions.assertFalse(table.hasMetadata(plain));
-        org.junit.jupiter.api.Assertions.assertEquals(3, table.referenceLength(plain));
-        org.junit.jupiter.api.Assertions.assertEquals("rrr", table.reference(plain));
+        assertTrue(table.hasMetadata(full));
+        assertEquals(reference.length, table.referenceLength(full));
+        assertEquals(TransferKind.REVERSAL, table.kind(full));
+        assertEquals(0x555344, table.currency(full));
+        assertFalse(table.hasMetadata(plain));
+        assertEquals(3, table.referenceLength(plain));
+        assertEquals("rrr", table.reference(plain));
     }
 
     @Test

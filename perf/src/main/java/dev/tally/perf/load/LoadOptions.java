@@ -67,7 +67,7 @@ final class LoadOptions
     boolean references;
 
     @CommandLine.Option(names = "--metadata",
-        description = "Every transfer carries the same metadata object (3 members, 62 bytes canonical), as payment traffic usually does.")
+        description = "Every transfer carries the same metadata object (3 members, 59 bytes canonical), as payment traffic usually does.")
     boolean metadata;
 
     @CommandLine.Option(names = "--seed", defaultValue = "42", description = "Seed of the random choices (default: ${DEFAULT-VALUE}).")

@@ -59,7 +59,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
      * the next unit grows by at most this much (a busy writer never naps that long: the backoff restarts at
      * 10 µs after every unit). At 1 ms an idle server woke this thread 1,000 times a second, ≈ 1.3 % of a core.
      */
-    static final long IDLE_PARK_MAX_NS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long IDLE_PARK_MAX_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
     /** Ring records read per duty cycle at most. */
     private static final int READ_LIMIT_RECORDS = 65_536;

@@ -167,24 +167,24 @@ final class WriteBatch
         eventCurrency[i] = b.getInt(index + EVENT_CURRENCY);
         eventAuxInt[i] = b.getInt(index + EVENT_AUX_INT);
         final int length = b.getInt(index + EVENT_REFERENCE_LENGTH);
-        if (referenceBytes + length > references.length)
-        {
-            references = Arrays.copyOf(references, Math.max(references.length * 2, referenceBytes + length));
-        }
+        references = room(references, referenceBytes, length);
         b.getBytes(index + EVENT_REFERENCE, references, referenceBytes, length);
         eventReferenceOffset[i] = referenceBytes;
         eventReferenceLength[i] = length;
         referenceBytes += length;
         final int metadataLength = b.getInt(index + EVENT_METADATA_LENGTH);
-        if (metadataBytes + metadataLength > metadata.length)
-        {
-            metadata = Arrays.copyOf(metadata, Math.max(metadata.length * 2, metadataBytes + metadataLength));
-        }
+        metadata = room(metadata, metadataBytes, metadataLength);
         b.getBytes(index + EVENT_REFERENCE + length, metadata, metadataBytes, metadataLength);
         eventMetadataOffset[i] = metadataBytes;
         eventMetadataLength[i] = metadataLength;
         metadataBytes += metadataLength;
         noteTime(eventTime[i]);
+    }
+
+    /** @return {@code bytes}, or a copy twice as large (at least) when {@code more} bytes do not fit after {@code used}. */
+    private static byte[] room(final byte[] bytes, final int used, final int more)
+    {
+        return used + more <= bytes.length ? bytes : Arrays.copyOf(bytes, Math.max(bytes.length * 2, used + more));
     }
 
     /** Records a sub-balance's value after a command; a later value for the same key replaces it. */
