@@ -13,6 +13,7 @@ import dev.tally.gateway.server.ReadModel;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.TransferView;
+import dev.tally.ledger.transfer.TransferKind;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.read.TransferRow;
@@ -332,42 +333,51 @@ public final class ReadModelQueries implements AutoCloseable
                 return;
             }
             final TransferRow row = found.get();
-            final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
+            final byte[] metadata = row.metadata() == null ? new byte[0] : Metadata.canonicalOf(row.metadata());
             final ByteBuf body = channel.alloc().buffer(512);
-            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            final RenderedResponse rendered;
+            try
             {
-                json.writeStartObject();
-                json.writeStringField("id", row.id().toString());
-                json.writeStringField("kind", row.kind());
-                json.writeNumberField("debitAccountId", row.debitAccountId());
-                json.writeNumberField("creditAccountId", row.creditAccountId());
-                json.writeStringField("amount", Money.format(row.amountMinor(), digits));
-                json.writeStringField("currency", row.currency());
-                json.writeStringField("reversedAmount", Money.format(row.reversedMinor(), digits));
-                if (row.reversesId() != null)
-                {
-                    json.writeStringField("reversedTransferId", row.reversesId().toString());
-                }
-                if (row.reference() != null)
-                {
-                    json.writeStringField("reference", row.reference());
-                }
-                if (row.metadata() != null)
-                {
-                    // jsonb's text has its own member order and spacing: give back the form the transfer's reply gave
-                    json.writeFieldName("metadata");
-                    json.writeRawValue(new String(Metadata.canonicalOf(row.metadata()), java.nio.charset.StandardCharsets.UTF_8));
-                }
-                json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
-                json.writeEndObject();
+                rendered = RENDERERS.get().renderTransfer(viewOf(row), metadata, metadata.length, body);
             }
-            catch (final IOException | RuntimeException ex)
+            catch (final RuntimeException ex)
             {
                 body.release();   // not written: the failure's 503 fills the hole instead
                 throw ex;
             }
-            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+            HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
         });
+    }
+
+    /**
+     * A stored transfer as memory would hold it, so that both render through the same {@link ResponseRenderer}: one
+     * shape, one number and time format, whichever of the two answers.
+     */
+    private static TransferView viewOf(final TransferRow row)
+    {
+        final TransferView view = new TransferView();
+        view.found = true;
+        view.journalIndex = row.journalIndex();
+        view.timestampNs = Math.multiplyExact(row.createdAt().getEpochSecond(), 1_000_000_000L) + row.createdAt().getNano();
+        view.tenantId = row.tenantId();
+        view.kind = TransferKind.of(row.kind());
+        view.debitAccountId = row.debitAccountId();
+        view.creditAccountId = row.creditAccountId();
+        view.amountMinor = row.amountMinor();
+        view.reversedMinor = row.reversedMinor();
+        view.currency = CurrencyCode.pack(row.currency());
+        if (row.reversesId() != null)
+        {
+            view.reversesIndex = Uuid7.journalIndex(row.reversesId().getMostSignificantBits(), row.reversesId().getLeastSignificantBits());
+            view.reversesTimestampNs = Uuid7.timestampNs(row.reversesId().getMostSignificantBits());
+        }
+        if (row.reference() != null)
+        {
+            final byte[] reference = row.reference().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            System.arraycopy(reference, 0, view.reference, 0, reference.length);
+            view.referenceLength = reference.length;
+        }
+        return view;
     }
 
     private int accountDigits(final long tenantId, final long accountId) throws SQLException

@@ -93,6 +93,48 @@ class MetadataOverHttpIT
         }
     }
 
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void shouldReadATransferFromPostgreSqlOnceMemoryForgotItExactlyAsMemoryGaveIt() throws Exception
+    {
+        final long reversalWindowMs = 1_000;
+        try (TallyProcess tally = TallyProcess.start(dataDir, "async", logDir.resolve("serve-window.log"),
+            java.util.List.of("--reversal-window-ms", String.valueOf(reversalWindowMs), "--tick-interval-ms", "20"), java.util.Map.of()))
+        {
+            final TallyClient client = tally.client();
+            assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
+            assertEquals(201, client.createAccount(2, TallyClient.TRY, true).status());
+            final String labelled = client.post("/v1/transfers", "old-1",
+                "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"5.00\",\"currency\":\"TRY\",\"reference\":\"inv-old-1\"," +
+                    "\"metadata\":{\"orderId\":\"A-17\"}}").json().get("id").text();
+            final String plain = client.post("/v1/transfers", "old-2", transfer(null)).json().get("id").text();
+            final Reply reversal = client.post("/v1/transfers/" + plain + "/reversals", "old-3", "{\"amount\":\"0.25\"}");
+            assertEquals(201, reversal.status(), reversal.toString());
+            final String reversalId = reversal.json().get("id").text();
+            final java.util.List<String> ids = java.util.List.of(labelled, plain, reversalId);
+            final java.util.List<String> fromMemory = new java.util.ArrayList<>();
+            for (final String id : ids)
+            {
+                final Reply read = client.get("/v1/transfers/" + id);
+                assertEquals(200, read.status(), read.toString());
+                fromMemory.add(read.body());
+            }
+
+            tally.awaitWriterCaughtUp();
+            Thread.sleep(3 * reversalWindowMs);   // journaled time (a tick every 20 ms) passes the window: memory forgets them
+
+            for (int i = 0; i < ids.size(); i++)
+            {
+                final Reply read = client.get("/v1/transfers/" + ids.get(i));
+                assertEquals(200, read.status(), read.toString());
+                assertEquals(fromMemory.get(i), read.body(), "PostgreSQL's answer, byte for byte memory's");
+            }
+            assertEquals("transfer-not-found", client.post("/v1/transfers/" + plain + "/reversals", "old-4", "{\"amount\":\"0.25\"}")
+                .problemSlug(), "memory no longer holds it, so the reads above came from PostgreSQL");
+            tally.stop();
+        }
+    }
+
     private static String transfer(final String metadata)
     {
         return "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1.00\",\"currency\":\"TRY\"" +

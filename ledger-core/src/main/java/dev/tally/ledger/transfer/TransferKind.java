@@ -14,6 +14,18 @@ public final class TransferKind
     {
     }
 
+    /** @return the kind whose {@link #name} is {@code name}; -1 for none. */
+    public static int of(final String name)
+    {
+        switch (name)
+        {
+            case "transfer": return TRANSFER;
+            case "reversal": return REVERSAL;
+            case "capture": return CAPTURE;
+            default: return -1;
+        }
+    }
+
     /** @return the lower-case name used on the wire. */
     public static String name(final int kind)
     {
