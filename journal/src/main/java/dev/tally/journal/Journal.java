@@ -64,7 +64,15 @@ public final class Journal implements AutoCloseable
     /** The last index forced to stable storage (under ASYNC it trails the appends by up to the force interval). */
     private long forcedIndex;
     private final long asyncForceIntervalNs;
+    /**
+     * Under ASYNC, a force also once this many bytes were appended since the last one, however soon: at batch rates
+     * an interval's worth of appends (10 ms: ≈ 0.7 MB) made one long force that the batches queued behind it waited
+     * for; smaller ones keep that wait short (docs/BENCHMARKS.md, "Async: a force per 256 KiB too").
+     */
+    static final long ASYNC_FORCE_BYTES = 256 * 1024;
     private long lastForceNs;
+    /** Bytes appended since the last force: under ASYNC a force also once this passes {@link #ASYNC_FORCE_BYTES}. */
+    private long bytesSinceForce;
     private boolean closed;
 
     private Journal(final JournalConfig config, final SingleChronicleQueue queue)
@@ -197,7 +205,7 @@ public final class Journal implements AutoCloseable
     {
         flush();
         if (Durability.ASYNC == config.durability() && forcedIndex < lastIndex && asyncForceIntervalNs > 0 &&
-            nowNs - lastForceNs >= asyncForceIntervalNs)
+            (nowNs - lastForceNs >= asyncForceIntervalNs || bytesSinceForce >= ASYNC_FORCE_BYTES))
         {
             forceToDisk();
             lastForceNs = nowNs;
@@ -346,6 +354,7 @@ public final class Journal implements AutoCloseable
             {
                 dc.wire().bytes().write(encodeBytes, 0, length);
                 appendPosition = dc.wire().bytes().writePosition();
+                bytesSinceForce += length;
             }
             catch (final RuntimeException | Error ex)
             {
@@ -370,6 +379,7 @@ public final class Journal implements AutoCloseable
         {
             forcer.force(file, appendPosition);
             forcedIndex = lastIndex;
+            bytesSinceForce = 0;
         }
         catch (final IOException ex)
         {

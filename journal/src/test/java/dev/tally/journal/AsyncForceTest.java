@@ -55,6 +55,30 @@ class AsyncForceTest
     }
 
     @Test
+    void shouldForceOnceAQuarterMebibyteIsAppendedEvenInsideTheInterval()
+    {
+        final long start = System.nanoTime();
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.ASYNC).withAsyncForceIntervalMs(200)))
+        {
+            final long startPosition = journal.appendPosition();
+            int appended = 0;
+            while (journal.forcedIndex() == 0 && appended < 20_000)   // batches of 100, each ending inside the interval
+            {
+                append(journal, appended, 100);
+                appended += 100;
+                final long bytes = journal.appendPosition() - startPosition;   // records plus the queue's headers
+                journal.endOfBatch(start + INTERVAL_NS / 2);
+                if (bytes < Journal.ASYNC_FORCE_BYTES)
+                {
+                    assertEquals(0, journal.forcedIndex(), "no force before " + Journal.ASYNC_FORCE_BYTES + " bytes: " + bytes);
+                }
+            }
+            assertTrue(journal.appendPosition() - startPosition >= Journal.ASYNC_FORCE_BYTES);
+            assertEquals(appended, journal.forcedIndex(), "forced at the end of the batch that passed the size");
+        }
+    }
+
+    @Test
     void shouldLeaveWriteBackToTheKernelWhenTheIntervalIsZero()
     {
         final long start = System.nanoTime();
