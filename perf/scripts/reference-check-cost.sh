@@ -1,9 +1,9 @@
 #!/bin/bash
 # Run from anywhere after `mvn -B -o -q package -DskipTests`; it uses port 18090 and /tmp/srvref.
-# The cost of the reference check (docs/BENCHMARKS.md, "Reference check: cost" and "...: a stage of its own"): a
-# fresh tally serve (embedded PostgreSQL) per run; uniform, 64 connections, 10 s: without and with a reference on
-# every transfer, interleaved, for each server jar given (default: this build's), ROUNDS rounds; the CPU of the
-# journaler (and of a thread named tally-ref-check, if the build has one) over 6 s of the measured window, from /proc.
+# The cost of the reference check (docs/BENCHMARKS.md, "Reference check: cost"): a fresh tally serve (embedded
+# PostgreSQL) per run; uniform, 64 connections, 10 s: without and with a reference on every transfer, interleaved,
+# for each server jar given (default: this build's), ROUNDS rounds; the journaler's CPU over 6 s of the measured
+# window, from /proc.
 #   perf/scripts/reference-check-cost.sh [ROUNDS] [TALLY_JAR...]
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-2}; shift 2>/dev/null
@@ -19,9 +19,9 @@ for round in $(seq 1 "$ROUNDS"); do for jar in "${JARS[@]}"; do for refs in "" "
   java -cp perf/target/benchmarks.jar dev.tally.perf.load.LoadMain run --url http://127.0.0.1:18090 --api-key kkkkkkkkkkkkkkkkkkkk \
     --scenario uniform --accounts 100000 --connections 64 --seconds 10 --warmup-seconds 5 $refs > /tmp/refrun.out 2>&1 &
   LG=$!
-  sleep 12; ja=$(thread_ticks $SRV tally-journaler); ca=$(thread_ticks $SRV tally-ref-check)
-  sleep 6; jb=$(thread_ticks $SRV tally-journaler); cb=$(thread_ticks $SRV tally-ref-check)
+  sleep 12; ja=$(thread_ticks $SRV tally-journaler)
+  sleep 6; jb=$(thread_ticks $SRV tally-journaler)
   wait $LG
-  echo "round $round $(basename "$jar") ${refs:-no-references}: $(grep -o 'tps=[0-9]* p50_us=[0-9]* p99_us=[0-9]* p999_us=[0-9]*.*check=[a-z]*' /tmp/refrun.out) | journaler $((jb - ja)) ticks, reference checker $((cb - ca)) ticks in 6 s"
+  echo "round $round $(basename "$jar") ${refs:-no-references}: $(grep -o 'tps=[0-9]* p50_us=[0-9]* p99_us=[0-9]* p999_us=[0-9]*.*check=[a-z]*' /tmp/refrun.out) | journaler $((jb - ja)) ticks in 6 s"
   kill $SRV; wait $SRV 2>/dev/null
 done; done; done

@@ -22,7 +22,7 @@ final class JsonOut
     private static final int STAGING_BYTES = 8192;
     /** The longest decimal long: {@code -9223372036854775808}. */
     private static final int LONG_TEXT_LENGTH_MAX = 20;
-    static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+    private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
     private final boolean[] firstAtDepth = new boolean[DEPTH_MAX];
     private final byte[] staged = new byte[STAGING_BYTES];

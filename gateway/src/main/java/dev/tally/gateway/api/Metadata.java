@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.tally.ledger.LedgerLimits;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A transfer's {@code metadata}: the client's own labels (an order id, a customer id, a channel), as a flat JSON
@@ -34,7 +35,7 @@ public final class Metadata
 
     private final String[] names = new String[MEMBERS_MAX];
     private final String[] values = new String[MEMBERS_MAX];
-    private final Writer writer = new Writer();
+    private final StringBuilder text = new StringBuilder(LedgerLimits.METADATA_LENGTH_MAX);
 
     /** Why a metadata object was refused; the caller names the member it came in. */
     static final class Invalid extends Exception
@@ -181,98 +182,43 @@ public final class Metadata
 
     private int write(final int count, final byte[] out) throws Invalid
     {
-        final Writer w = writer.start(out);
-        w.put('{');
+        final StringBuilder json = text;
+        json.setLength(0);
+        json.append('{');
         for (int i = 0; i < count; i++)
         {
-            if (i > 0)
-            {
-                w.put(',');
-            }
-            w.put('"');
-            w.ascii(names[i]);
-            w.put('"');
-            w.put(':');
-            w.put('"');
-            w.escaped(values[i]);
-            w.put('"');
+            json.append(i == 0 ? "\"" : ",\"").append(names[i]).append("\":\"");
+            escape(values[i], json);
+            json.append('"');
         }
-        w.put('}');
-        return w.position;
+        json.append('}');
+        // checkValue saw to it that every surrogate is paired, so UTF-8 encodes each character as it is
+        final byte[] utf8 = json.toString().getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > out.length)
+        {
+            throw new Invalid("must be at most " + out.length + " bytes as compact JSON (UTF-8)");
+        }
+        System.arraycopy(utf8, 0, out, 0, utf8.length);
+        return utf8.length;
     }
 
-    /** Bounded UTF-8 writer into the caller's array. */
-    private static final class Writer
+    /** JSON string content with only what must be escaped escaped: {@code "}, {@code \} and control characters. */
+    private static void escape(final String value, final StringBuilder into)
     {
-        private byte[] out;
-        private int position;
-
-        Writer start(final byte[] target)
+        for (int i = 0; i < value.length(); i++)
         {
-            out = target;
-            position = 0;
-            return this;
-        }
-
-        void put(final int b) throws Invalid
-        {
-            if (position == out.length)
+            final char c = value.charAt(i);
+            if (c == '"' || c == '\\')
             {
-                throw new Invalid("must be at most " + out.length + " bytes as compact JSON (UTF-8)");
+                into.append('\\').append(c);
             }
-            out[position++] = (byte)b;
-        }
-
-        void ascii(final String text) throws Invalid
-        {
-            for (int i = 0; i < text.length(); i++)
+            else if (c < 0x20)
             {
-                put(text.charAt(i));
+                into.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
             }
-        }
-
-        void escaped(final String text) throws Invalid
-        {
-            for (int i = 0; i < text.length(); i++)
+            else
             {
-                final char c = text.charAt(i);
-                if (c == '"' || c == '\\')
-                {
-                    put('\\');
-                    put(c);
-                }
-                else if (c < 0x20)
-                {
-                    put('\\');
-                    put('u');
-                    put('0');
-                    put('0');
-                    put(JsonOut.HEX[c >> 4]);
-                    put(JsonOut.HEX[c & 0xF]);
-                }
-                else if (c < 0x80)
-                {
-                    put(c);
-                }
-                else if (c < 0x800)
-                {
-                    put(0xC0 | (c >> 6));
-                    put(0x80 | (c & 0x3F));
-                }
-                else if (Character.isHighSurrogate(c))
-                {
-                    final int cp = Character.toCodePoint(c, text.charAt(++i));   // paired: checkValue saw to it
-                    put(0xF0 | (cp >> 18));
-                    put(0x80 | ((cp >> 12) & 0x3F));
-                    put(0x80 | ((cp >> 6) & 0x3F));
-                    put(0x80 | (cp & 0x3F));
-                }
-                else
-                {
-                    put(0xE0 | (c >> 12));
-                    put(0x80 | ((c >> 6) & 0x3F));
-                    put(0x80 | (c & 0x3F));
-                }
+                into.append(c);
             }
         }
     }

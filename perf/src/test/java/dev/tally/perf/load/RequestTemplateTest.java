@@ -54,12 +54,8 @@ class RequestTemplateTest
     void shouldGiveEveryTransferAReferenceMadeOfItsKeyWhenAsked() throws IOException
     {
         final RequestTemplate referenced = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true, false);
-        final ByteBuf single = Unpooled.buffer();
-        referenced.writeTransfer(single, 1234, 5, 6);
-        final String request = single.toString(StandardCharsets.US_ASCII);
         assertEquals("{\"debitAccountId\":5,\"creditAccountId\":6,\"reference\":\"Lx-1234\",\"amount\":\"1.00\",\"currency\":\"TRY\"}",
-            body(request));
-        assertTrue(referenced.singleLengthMax() >= request.length());
+            singleTransferBody(referenced));
 
         final String batchRequest = twoOperationBatch(referenced);
         assertTrue(body(batchRequest).contains("\"reference\":\"Lx-" + Long.MAX_VALUE + ".8189\","), batchRequest);
@@ -69,14 +65,20 @@ class RequestTemplateTest
     void shouldGiveEveryTransferTheSameMetadataWhenAsked() throws IOException
     {
         final RequestTemplate labelled = new RequestTemplate("127.0.0.1:8080", "secret-key", "Lx-", "1.00", "TRY", true, true);
-        final ByteBuf single = Unpooled.buffer();
-        labelled.writeTransfer(single, 1234, 5, 6);
-        final String request = single.toString(StandardCharsets.US_ASCII);
         assertEquals("{\"debitAccountId\":5,\"creditAccountId\":6,\"reference\":\"Lx-1234\",\"metadata\":" + RequestTemplate.METADATA +
-            ",\"amount\":\"1.00\",\"currency\":\"TRY\"}", body(request));
-        assertTrue(labelled.singleLengthMax() >= request.length());
+            ",\"amount\":\"1.00\",\"currency\":\"TRY\"}", singleTransferBody(labelled));
 
         assertTrue(body(twoOperationBatch(labelled)).contains("\"metadata\":" + RequestTemplate.METADATA + ","));
+    }
+
+    /** @return the body of the single transfer of key 1234 from account 5 to 6, its request checked to fit. */
+    private static String singleTransferBody(final RequestTemplate template)
+    {
+        final ByteBuf single = Unpooled.buffer();
+        template.writeTransfer(single, 1234, 5, 6);
+        final String request = single.toString(StandardCharsets.US_ASCII);
+        assertTrue(template.singleLengthMax() >= request.length());
+        return body(request);
     }
 
     /** @return a batch of the smallest and the largest key and operation number, checked to fit and to parse. */
