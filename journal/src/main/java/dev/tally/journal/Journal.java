@@ -63,6 +63,11 @@ public final class Journal implements AutoCloseable
     private long durableIndex;
     /** The last index forced to stable storage (under ASYNC it trails the appends by up to the force interval). */
     private long forcedIndex;
+    /**
+     * What another thread may pass on (the read model's writer): the last index on stable storage, or, under ASYNC
+     * without a force interval, the last appended (nothing is ever forced there).
+     */
+    private volatile long stableIndex;
     private final long asyncForceIntervalNs;
     /**
      * Under ASYNC, a force also once this many bytes were appended since the last one, however soon: at batch rates
@@ -87,6 +92,7 @@ public final class Journal implements AutoCloseable
         lastTimestampNs = recovery.tailScan().lastTimestampNs();
         durableIndex = lastIndex;
         forcedIndex = lastIndex;
+        stableIndex = lastIndex;
         asyncForceIntervalNs = TimeUnit.MILLISECONDS.toNanos(config.asyncForceIntervalMs());
         lastForceNs = System.nanoTime();
         appender.singleThreadedCheckReset();
@@ -168,6 +174,10 @@ public final class Journal implements AutoCloseable
         if (Durability.ASYNC == config.durability())
         {
             durableIndex = index;
+            if (asyncForceIntervalNs == 0)
+            {
+                stableIndex = index;
+            }
         }
         return index;
     }
@@ -230,6 +240,17 @@ public final class Journal implements AutoCloseable
         return lastTimestampNs;
     }
 
+    /**
+     * @return the last index whose effects another thread may hand on (the PostgreSQL writer), read from any thread:
+     *         the last one forced to stable storage, so that nothing downstream ever holds a command a power loss
+     *         can take from the journal; under {@link Durability#ASYNC} without a force interval, the last one
+     *         appended, as nothing is ever forced there.
+     */
+    public long stableIndex()
+    {
+        return stableIndex;
+    }
+
     /** @return the last index the durability mode promises to keep: replies up to it may leave. */
     public long durableIndex()
     {
@@ -282,7 +303,21 @@ public final class Journal implements AutoCloseable
         return appendPosition;
     }
 
-    /** Flushes (and under {@link Durability#ASYNC} forces, unless its interval is 0), then releases the queue. Idempotent. */
+    /**
+     * A clean stop's force, before {@link #close()} (which does it too) when something downstream must see every
+     * append as stable first (the PostgreSQL writer catching up): flushes, and under {@link Durability#ASYNC} forces
+     * too, unless its interval is 0. From the journaler's thread, or once it has stopped.
+     */
+    public void forceForStop()
+    {
+        flush();
+        if (forcedIndex < lastIndex && asyncForceIntervalNs > 0)
+        {
+            forceToDisk(); // a clean stop leaves nothing for the kernel to write back later
+        }
+    }
+
+    /** {@link #forceForStop()}, then releases the queue. Idempotent. */
     @Override
     public void close()
     {
@@ -293,11 +328,7 @@ public final class Journal implements AutoCloseable
         closed = true;
         try
         {
-            flush();
-            if (forcedIndex < lastIndex && asyncForceIntervalNs > 0)
-            {
-                forceToDisk(); // a clean stop leaves nothing for the kernel to write back later
-            }
+            forceForStop();
         }
         finally
         {
@@ -379,6 +410,7 @@ public final class Journal implements AutoCloseable
         {
             forcer.force(file, appendPosition);
             forcedIndex = lastIndex;
+            stableIndex = lastIndex;
             bytesSinceForce = 0;
         }
         catch (final IOException ex)

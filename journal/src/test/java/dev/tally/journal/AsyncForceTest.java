@@ -33,10 +33,12 @@ class AsyncForceTest
 
             journal.endOfBatch(start + INTERVAL_NS / 2); // opened less than an interval ago
             assertEquals(0, journal.forcedIndex());
+            assertEquals(0, journal.stableIndex(), "the read model may not take what a power loss can take back");
             assertEquals(0, journal.zeroFilledTo(), "no force, so no zero fill either");
 
             journal.endOfBatch(start + INTERVAL_NS + TimeUnit.SECONDS.toNanos(1));
             assertEquals(10, journal.forcedIndex());
+            assertEquals(10, journal.stableIndex());
             assertTrue(journal.zeroFilledTo() > journal.appendPosition(), "the zero fill rides on the force in ASYNC too");
 
             append(journal, 10, 5);
@@ -46,11 +48,16 @@ class AsyncForceTest
             assertEquals(15, journal.forcedIndex());
 
             append(journal, 15, 3);
+            assertEquals(15, journal.stableIndex());
+            journal.forceForStop();   // a clean stop, before the writer's last catch-up
+            assertEquals(18, journal.stableIndex());
+            assertEquals(18, journal.forcedIndex());
         }
         try (Journal reopened = Journal.open(JournalConfig.of(dir, Durability.ASYNC)))
         {
             assertEquals(18, reopened.lastIndex());
             assertEquals(18, reopened.forcedIndex(), "what was on disk at open counts as forced");
+            assertEquals(18, reopened.stableIndex());
         }
     }
 
@@ -85,9 +92,12 @@ class AsyncForceTest
         try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.ASYNC).withAsyncForceIntervalMs(0)))
         {
             append(journal, 0, 10);
+            assertEquals(10, journal.stableIndex(), "nothing is ever forced here: appended is as stable as it gets");
             journal.endOfBatch(start + TimeUnit.HOURS.toNanos(1));
             assertEquals(0, journal.forcedIndex());
             assertEquals(10, journal.durableIndex());
+            journal.forceForStop();
+            assertEquals(0, journal.forcedIndex(), "not even for a stop");
         }
     }
 
@@ -98,9 +108,11 @@ class AsyncForceTest
         {
             append(journal, 0, 4);
             assertEquals(0, journal.durableIndex(), "SYNC: nothing may leave before the force");
+            assertEquals(0, journal.stableIndex());
             journal.endOfBatch(System.nanoTime());
             assertEquals(4, journal.durableIndex());
             assertEquals(4, journal.forcedIndex());
+            assertEquals(4, journal.stableIndex());
         }
     }
 

@@ -92,51 +92,11 @@ public final class Responder implements EventHandler<LedgerEvent>
             return;
         }
         final ByteBuf body = channel.alloc().buffer(256);
-        final RenderedResponse rendered;
-        switch (event.kind)
+        // notDurable: a force failed at or before this slot, so memory may hold commands the journal does not.
+        final RenderedResponse rendered = event.notDurable ? renderer.renderProblem(HALTED, body) : render(event, sequence, channel, body);
+        if (rendered == null)
         {
-            case READ_ACCOUNT:
-                rendered = event.accountView.found ? renderer.renderAccount(event.accountView, body) :
-                    renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
-                break;
-            case READ_TRANSFER:
-                if (!event.transferView.found && queries != null)
-                {
-                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
-                    body.release();
-                    queries.transfer(channel, event.keepAlive, event.command.tenantId,
-                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
-                    clearReplyFields(event);
-                    return;
-                }
-                if (event.transferView.hasMetadata && queries != null)
-                {
-                    // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
-                    body.release();
-                    queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
-                        event.receivedNs, replyRecorder(event));
-                    clearReplyFields(event);
-                    return;
-                }
-                rendered = event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
-                    renderer.renderProblem(TRANSFER_NOT_FOUND, body);
-                break;
-            case READ_ENTRIES:
-                if (queries == null)
-                {
-                    rendered = renderer.renderProblem(ENTRIES_NOT_ENABLED, body);   // only a wiring mistake gets here
-                    break;
-                }
-                // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
-                body.release();
-                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
-                    replyRecorder(event));
-                clearReplyFields(event);
-                return;
-            case COMMAND:
-            default:
-                rendered = renderCommand(event, sequence, body);
-                break;
+            return;   // the read pool replies
         }
         final int status = rendered.status();
         HttpReplies.write(channel, status, rendered.contentType(), body, event.keepAlive, rendered.replayed(),
@@ -149,6 +109,55 @@ public final class Responder implements EventHandler<LedgerEvent>
     private void recordOutcome(final LedgerEvent slot)
     {
         metrics.recordOutcome(slot.result.code, slot.result.replayed, slot.command.type == dev.tally.ledger.command.CommandType.TRANSFER);
+    }
+
+    /**
+     * @return the reply to {@code event}, or null when the read pool answers it (PostgreSQL has what it asks for;
+     *         the reply's place on the connection is held meanwhile).
+     */
+    private RenderedResponse render(final LedgerEvent event, final long sequence, final Channel channel, final ByteBuf body)
+    {
+        switch (event.kind)
+        {
+            case READ_ACCOUNT:
+                return event.accountView.found ? renderer.renderAccount(event.accountView, body) :
+                    renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
+            case READ_TRANSFER:
+                if (!event.transferView.found && queries != null)
+                {
+                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
+                    body.release();
+                    queries.transfer(channel, event.keepAlive, event.command.tenantId,
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
+                    clearReplyFields(event);
+                    return null;
+                }
+                if (event.transferView.hasMetadata && queries != null)
+                {
+                    // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
+                    body.release();
+                    queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
+                        event.receivedNs, replyRecorder(event));
+                    clearReplyFields(event);
+                    return null;
+                }
+                return event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
+                    renderer.renderProblem(TRANSFER_NOT_FOUND, body);
+            case READ_ENTRIES:
+                if (queries == null)
+                {
+                    return renderer.renderProblem(ENTRIES_NOT_ENABLED, body);   // only a wiring mistake gets here
+                }
+                // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
+                body.release();
+                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                    replyRecorder(event));
+                clearReplyFields(event);
+                return null;
+            case COMMAND:
+            default:
+                return renderCommand(event, sequence, body);
+        }
     }
 
     /** Remembers a connection written to in this batch, once. */
@@ -195,7 +204,7 @@ public final class Responder implements EventHandler<LedgerEvent>
         for (int position = 0; position < size; position++)
         {
             final LedgerEvent slot = ring.get(first + position);
-            if (slot.journalFailed)
+            if (slot.journalFailed || slot.notDurable)
             {
                 return renderer.renderProblem(HALTED, body);
             }

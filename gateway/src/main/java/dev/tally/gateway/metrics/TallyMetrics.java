@@ -91,6 +91,8 @@ public final class TallyMetrics implements StageMeters
     public void bind(final Ledger ledger, final Journal journal, final RingBuffer<LedgerEvent> ring, final PipelineHealth health)
     {
         Gauge.builder("tally.journal.index", journal, Journal::lastIndex).description("Last journaled index").register(registry);
+        Gauge.builder("tally.journal.stable.index", journal, Journal::stableIndex).description("Last journal index on stable storage")
+            .register(registry);
         Gauge.builder("tally.ledger.applied.index", ledger, Ledger::lastJournalIndex).description("Last applied journal index").register(registry);
         FunctionCounter.builder("tally.ledger.hot.account.moves", ledger, Ledger::hotAccountMoves)
             .description("Money movements touching an account with more than one sub-balance (divide by tally.ledger.outcomes for the rate)")

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
@@ -12,13 +13,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and appends
- * it to the journal. At the end of each Disruptor batch the journal is flushed (in {@code sync} mode,
- * forced to stable storage): one force per batch is the group commit that makes {@code sync} affordable.
- * In {@code async} mode the batch end forces once {@code asyncForceIntervalMs} has passed since the last
- * force ({@link EventKind#FORCE_CHECK} slots end a batch every half interval, so the last appends are forced
- * too). With a {@link ReferenceCheck}, referenced transfers are checked against older references first.
- * The business thread only sees a command after this handler's sequence has passed it, so nothing is
- * applied, and no reply leaves, before its command is in the journal.
+ * it to the journal. At the end of each Disruptor batch it first releases the batch to the business thread
+ * (appended, stamped: what the ledger needs), then flushes the journal (in {@code sync} mode, forces it to
+ * stable storage: one force per batch is the group commit that makes {@code sync} affordable), and only
+ * then advances {@code journaled}, the sequence the responder waits for besides the business thread's. So
+ * the business thread applies a batch while its force runs, and still no reply leaves before its command
+ * is in the journal; what the business thread hands to PostgreSQL waits for the force too (the writer takes
+ * only units up to {@link dev.tally.journal.Journal#stableIndex()}). In {@code async} mode the batch end
+ * forces once {@code asyncForceIntervalMs} has passed since the last force ({@link EventKind#FORCE_CHECK}
+ * slots end a batch every half interval, so the last appends are forced too). With a {@link ReferenceCheck},
+ * referenced transfers are checked against older references first.
  */
 final class JournalHandler extends HandingOffStage
 {
@@ -39,15 +43,20 @@ final class JournalHandler extends HandingOffStage
     private long checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
     private final PipelineHealth health;
     private final StageMeters meters;
+    /** The last ring sequence whose command is journaled as the durability mode asks (forced, in sync mode). */
+    private final Sequence journaled;
+    /** Once a force failed, memory may hold commands the journal does not: every later slot is answered 503. */
+    private boolean forceFailed;
     private long batchStartNs;
     private long oldestReceivedNs;
     private int batchCommands;
 
     JournalHandler(
         final Journal journal, final RingBuffer<LedgerEvent> ring, final ReferenceCheck referenceCheck, final PipelineHealth health,
-        final StageMeters meters, final StageHandoff handoff)
+        final StageMeters meters, final StageHandoff handoff, final Sequence journaled)
     {
         super(handoff);
+        this.journaled = journaled;
         this.journal = journal;
         this.ring = ring;
         this.referenceCheck = referenceCheck;
@@ -69,6 +78,10 @@ final class JournalHandler extends HandingOffStage
     public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
     {
         handling(sequence);
+        if (forceFailed)
+        {
+            event.notDurable = true;
+        }
         if (referenceCheck != null && sequence > checkedThrough && hasReference(event))
         {
             checkReferences(sequence);
@@ -97,26 +110,38 @@ final class JournalHandler extends HandingOffStage
                 }
             }
         }
-        if (endOfBatch && !health.isHalted())
-        {
-            final long appendedNs = System.nanoTime();
-            try
-            {
-                journal.endOfBatch(); // sync: the group commit's force; async: a force once its interval has passed
-            }
-            catch (final RuntimeException ex)
-            {
-                health.halt("journal flush failed", ex);
-            }
-            if (batchCommands > 0)
-            {
-                meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
-                    oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
-            }
-        }
         if (endOfBatch)
         {
-            handoff.release(sequence);   // journaled (forced, in sync mode): the business thread may go on
+            handoff.release(sequence);   // appended: the business thread applies the batch while it is forced
+            if (!health.isHalted())
+            {
+                forceBatch(sequence);
+            }
+            handoff.releaseJournaled(journaled, sequence);   // forced (in sync mode): replies may leave
+        }
+    }
+
+    private void forceBatch(final long sequence)
+    {
+        final long appendedNs = System.nanoTime();
+        try
+        {
+            journal.endOfBatch(); // sync: the group commit's force; async: a force once its interval has passed
+        }
+        catch (final RuntimeException ex)
+        {
+            // The business thread may have applied these already; none of them may be answered as done.
+            forceFailed = true;
+            for (long s = batchFirstSequence(); s <= sequence; s++)
+            {
+                ring.get(s).notDurable = true;
+            }
+            health.halt("journal flush failed", ex);
+        }
+        if (batchCommands > 0)
+        {
+            meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
+                oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
         }
     }
 

@@ -19,6 +19,9 @@ import io.netty.channel.Channel;
  *  result, views         business thread        responder
  *  channel, keepAlive    gateway I/O thread     responder (a batch: on its last slot only)
  *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)
+ *  journalFailed         journaler, business    business thread, responder
+ *  notDurable            journaler (its force   responder (the business thread may still be applying the
+ *                          failed)                slot meanwhile: it never reads this field)
  * </pre>
  *
  * The responder clears the reply fields at the end of the chain so the slot holds no reference to a
@@ -43,6 +46,11 @@ public final class LedgerEvent
     public boolean keepAlive;
     /** Set by the journaler when the command could not be journaled: it must not be applied. */
     public boolean journalFailed;
+    /**
+     * Set by the journaler when the force of the command's batch failed: the business thread may have applied it
+     * (it runs while the batch is forced), but it is not known to be in the journal, so it is answered 503.
+     */
+    public boolean notDurable;
     /** IMMEDIATE_REPLY: the rendered body (ownership passes to Netty when written), status and headers. */
     public ByteBuf immediateBody;
     public int immediateStatus;
@@ -82,6 +90,7 @@ public final class LedgerEvent
         channel = null;
         keepAlive = true;
         journalFailed = false;
+        notDurable = false;
         immediateBody = null;
         immediateAllow = null;
         immediateRetryAfterSeconds = 0;

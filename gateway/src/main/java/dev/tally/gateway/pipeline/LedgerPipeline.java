@@ -1,15 +1,21 @@
 package dev.tally.gateway.pipeline;
 
+import com.lmax.disruptor.BatchEventProcessor;
+import com.lmax.disruptor.BatchEventProcessorBuilder;
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import com.lmax.disruptor.Sequencer;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.EventProcessorFactory;
 import com.lmax.disruptor.dsl.ProducerType;
 import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.Ledger;
+import java.util.Arrays;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -20,15 +26,17 @@ import java.util.function.Function;
  * <pre>
  *   Netty I/O threads ──publish──► ┌──────────── input ring (pre-allocated LedgerEvent slots) ────────────┐
  *   tick publisher   ──publish──►  │                                                                      │
- *                                  └──► (1) journaler ──► (2) business thread ──► (3) responder ──► HTTP
- *                                       stamp index+time    Ledger.apply(cmd)        render reply,
- *                                       append, flush/      reads from memory        write to channel
- *                                       force per batch     unit effects ──► listener (persistence)
+ *                                  └──► (1) journaler ──appended──► (2) business thread ──► (3) responder ──► HTTP
+ *                                       stamp index+time                Ledger.apply(cmd)     ▲ render reply,
+ *                                       append; then flush/             reads from memory     │ write to channel
+ *                                       force per batch ──journaled───────────────────────────┘
+ *                                                                       unit effects ──► listener (persistence)
  * </pre>
  *
- * Stages run in sequence on the same slots: the business thread never sees a command the journaler
- * has not appended (and forced, in {@code sync}), and the responder never replies before the business
- * thread has applied it. One thread per stage; every stage batches on {@code endOfBatch}.
+ * The business thread never sees a command the journaler has not stamped and appended, and applies a batch
+ * while the journaler forces it (in {@code sync}); the responder never replies before the business thread has
+ * applied a command AND the journaler has forced it. One thread per stage; every stage batches on
+ * {@code endOfBatch}.
  */
 public final class LedgerPipeline implements AutoCloseable
 {
@@ -80,18 +88,34 @@ public final class LedgerPipeline implements AutoCloseable
         // 2. Any exception escaping a stage halts writes instead of skipping the event.
         disruptor.setDefaultExceptionHandler(new HaltingExceptionHandler(health));
 
-        // 3. journaler -> business thread -> responder, each gated on the one before; a request batch's
-        //    slots are reused only once the responder has passed its last slot (see WholeBatchGate).
+        // 3. journaler -> business thread -> responder. The business thread waits for the journaler's appends
+        //    only, and applies a batch while the journaler forces it; the responder waits for the business
+        //    thread AND the force (journaled). A request batch's slots are reused only once the responder has
+        //    passed its last slot (see WholeBatchGate).
+        final Sequence journaled = new Sequence(Sequencer.INITIAL_CURSOR_VALUE);
         final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(ring), StageHandoff.responder(waitStrategy));
+        final ExceptionHandler<LedgerEvent> halting = new HaltingExceptionHandler(health);
         disruptor
-            .handleEventsWith(new JournalHandler(journal, ring, referenceCheck, health, meters, StageHandoff.journaler(waitStrategy)))
+            .handleEventsWith(new JournalHandler(journal, ring, referenceCheck, health, meters, StageHandoff.journaler(waitStrategy), journaled))
             .then(new BusinessHandler(ledger, ring, health, unitListener, meters, StageHandoff.business(waitStrategy)))
-            .then(wholeBatches);
+            .then((EventProcessorFactory<LedgerEvent>)(ringBuffer, business) -> afterBoth(ringBuffer, business, journaled, wholeBatches, halting));
         ring.addGatingSequences(wholeBatches.sequence());
 
         // 4. Start the threads, then the ticks that drive journaled time.
         disruptor.start();
         ticker = new TickPublisher(ring, health, config.tickIntervalMs(), forceCheckIntervalMs(journal));
+    }
+
+    /** The responder's processor: its barrier is the business thread's sequence and the journaler's forced one. */
+    private static BatchEventProcessor<LedgerEvent> afterBoth(
+        final RingBuffer<LedgerEvent> ring, final Sequence[] business, final Sequence journaled, final WholeBatchGate responder,
+        final ExceptionHandler<LedgerEvent> halting)
+    {
+        final Sequence[] dependencies = Arrays.copyOf(business, business.length + 1);
+        dependencies[business.length] = journaled;
+        final BatchEventProcessor<LedgerEvent> processor = new BatchEventProcessorBuilder().build(ring, ring.newBarrier(dependencies), responder);
+        processor.setExceptionHandler(halting);
+        return processor;
     }
 
     /**

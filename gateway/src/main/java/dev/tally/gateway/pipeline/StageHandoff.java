@@ -4,24 +4,34 @@ import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.WaitStrategy;
 
 /**
- * A stage's side of {@link WakingWaitStrategy}: binds the stage's thread to its waker at start, and at the
- * end of each batch publishes the stage's progress at once (instead of after the handler returns) and wakes
- * the next stage. Does nothing under any other wait strategy ({@link #NONE}).
+ * A stage's hand-over to the stages after it: at the end of each batch it publishes the stage's progress at
+ * once (instead of after the handler returns: the journaler releases its appends to the business thread
+ * before it forces them). Under {@link WakingWaitStrategy} it also binds the stage's thread to its waker at
+ * start and wakes the stage that waits for that progress; under any other strategy nobody is woken.
  */
 final class StageHandoff
 {
-    static final StageHandoff NONE = new StageHandoff(null, null, null);
-
     private final WakingWaitStrategy strategy;
     private final WakingWaitStrategy.StageWaker own;
     private final WakingWaitStrategy.StageWaker next;
+    /** Only the journaler's: the responder, which waits for the forced sequence too. */
+    private final WakingWaitStrategy.StageWaker responder;
     private Sequence progress;
 
-    private StageHandoff(final WakingWaitStrategy strategy, final WakingWaitStrategy.StageWaker own, final WakingWaitStrategy.StageWaker next)
+    private StageHandoff(
+        final WakingWaitStrategy strategy, final WakingWaitStrategy.StageWaker own, final WakingWaitStrategy.StageWaker next,
+        final WakingWaitStrategy.StageWaker responder)
     {
         this.strategy = strategy;
         this.own = own;
         this.next = next;
+        this.responder = responder;
+    }
+
+    /** A last stage that wakes nobody, under any strategy (tests). */
+    static StageHandoff none()
+    {
+        return new StageHandoff(null, null, null, null);
     }
 
     static StageHandoff journaler(final WaitStrategy strategy)
@@ -39,15 +49,16 @@ final class StageHandoff
         return of(strategy, WakingWaitStrategy.RESPONDER);
     }
 
-    /** @return the hand-off of {@code stage}: it wakes the stage after it, if any; {@link #NONE} under another strategy. */
+    /** @return the hand-off of {@code stage}: under {@link WakingWaitStrategy} it wakes the stage after it, if any. */
     private static StageHandoff of(final WaitStrategy strategy, final int stage)
     {
         if (!(strategy instanceof WakingWaitStrategy))
         {
-            return NONE;
+            return none();
         }
         final WakingWaitStrategy waking = (WakingWaitStrategy)strategy;
-        return new StageHandoff(waking, waking.stage(stage), stage + 1 < WakingWaitStrategy.STAGES ? waking.stage(stage + 1) : null);
+        return new StageHandoff(waking, waking.stage(stage), stage + 1 < WakingWaitStrategy.STAGES ? waking.stage(stage + 1) : null,
+            stage == WakingWaitStrategy.JOURNALER ? waking.stage(WakingWaitStrategy.RESPONDER) : null);
     }
 
     /** From the stage's {@code onStart}, on its own thread. */
@@ -68,10 +79,23 @@ final class StageHandoff
     /** At the end of a batch, once every event up to {@code sequence} is done: let the next stage go now. */
     void release(final long sequence)
     {
-        if (next != null && progress != null)
+        if (progress != null)
         {
             progress.set(sequence);
+        }
+        if (next != null)
+        {
             next.wake();
+        }
+    }
+
+    /** The journaler's, once its batch up to {@code sequence} is forced ({@code journaled}): let the responder reply. */
+    void releaseJournaled(final Sequence journaled, final long sequence)
+    {
+        journaled.set(sequence);
+        if (responder != null)
+        {
+            responder.wake();
         }
     }
 }

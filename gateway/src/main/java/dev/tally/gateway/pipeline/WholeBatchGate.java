@@ -29,7 +29,7 @@ public final class WholeBatchGate implements EventHandler<LedgerEvent>
     /** @param lastStage the stage after which a slot may be reused. */
     public WholeBatchGate(final EventHandler<LedgerEvent> lastStage)
     {
-        this(lastStage, StageHandoff.NONE);
+        this(lastStage, StageHandoff.none());
     }
 
     /** @param handoff binds the stage's thread to the waking wait strategy, if the pipeline runs it. */

@@ -1,5 +1,6 @@
 package dev.tally.gateway.server;
 
+import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.command.Command;
 import dev.tally.persistence.db.Database;
@@ -29,23 +30,32 @@ public final class ReadModel implements AutoCloseable
     private final LedgerReads reads;
 
     /**
-     * Starts (or connects to) PostgreSQL, migrates the schema, reads the watermark and starts the writer.
+     * Starts (or connects to) PostgreSQL, migrates the schema, reads the watermark and starts the writer, which
+     * takes only units the journal holds on stable storage ({@link Journal#stableIndex()}).
      *
-     * @param config the server's configuration ({@code dbUrl} null: embedded under the data folder).
+     * @param config  the server's configuration ({@code dbUrl} null: embedded under the data folder).
+     * @param journal the open journal, the source of truth.
+     * @throws IllegalStateException when PostgreSQL holds commands past the journal's end.
      */
-    public static ReadModel start(final ServerConfig config)
+    public static ReadModel start(final ServerConfig config, final Journal journal)
     {
         final EmbeddedDatabase embedded = config.dbUrl() == null ? EmbeddedDatabase.start(config.embeddedDatabaseDir()) : null;
+        Database database = null;
         try
         {
-            final Database database = embedded != null ? Database.connect(embedded) : Database.connect(config.dbUrl());
+            database = embedded != null ? Database.connect(embedded) : Database.connect(config.dbUrl());
             final int migrations = database.migrate();
             LOG.info("PostgreSQL read model at {} ({} migrations applied)", embedded != null ? "embedded " +
                 embedded.dataDirectory() : "an external cluster", migrations);
-            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()));
+            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()),
+                journal);
         }
         catch (final RuntimeException ex)
         {
+            if (database != null)
+            {
+                database.close();
+            }
             if (embedded != null)
             {
                 embedded.close();
@@ -54,14 +64,23 @@ public final class ReadModel implements AutoCloseable
         }
     }
 
-    private ReadModel(final EmbeddedDatabase embedded, final Database database, final WriterConfig writerConfig)
+    private ReadModel(final EmbeddedDatabase embedded, final Database database, final WriterConfig writerConfig, final Journal journal)
     {
         this.embedded = embedded;
         this.database = database;
         writer = LedgerWriter.create(database, writerConfig);
+        if (writer.watermark() > journal.lastIndex())
+        {
+            // Another journal, or one cut back by hand: replaying it would give PostgreSQL's journal indexes to other
+            // commands, and their rows would never be written (the ids exist). An operator must decide.
+            throw new IllegalStateException("PostgreSQL holds commands up to journal index " + writer.watermark() +
+                " but the journal in " + journal.directory() + " ends at " + journal.lastIndex() +
+                ": this database belongs to another journal (start with an empty database, or the journal it was written from)");
+        }
         // Effects of commands at or below the watermark are already in PostgreSQL; replay skips them.
         recorder = writer.createRecorder(writer.watermark());
         writer.requireReplayableFrom(0);
+        writer.takeUnitsUpTo(journal::stableIndex);
         writer.start();
         reads = new LedgerReads(database.dataSource());
     }

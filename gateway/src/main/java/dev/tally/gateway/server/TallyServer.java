@@ -70,7 +70,15 @@ public final class TallyServer implements AutoCloseable
 
         // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
         //    effects of every command past its watermark.
-        readModel = config.persistence() ? ReadModel.start(config) : null;
+        try
+        {
+            readModel = config.persistence() ? ReadModel.start(config, journal) : null;
+        }
+        catch (final RuntimeException ex)
+        {
+            journal.close();
+            throw ex;
+        }
         final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
 
         // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
@@ -196,6 +204,7 @@ public final class TallyServer implements AutoCloseable
         }
         if (readModel != null)
         {
+            journal.forceForStop();   // under async, what the last timed force left: the writer takes only what is stable
             readModel.close(ledger.lastJournalIndex());
         }
         journal.close();

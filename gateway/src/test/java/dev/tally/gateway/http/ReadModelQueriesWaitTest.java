@@ -8,6 +8,7 @@ import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.server.ReadModel;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.journal.Durability;
+import dev.tally.journal.Journal;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.query.TransferView;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -36,19 +37,22 @@ class ReadModelQueriesWaitTest
     static Path dataDir;
 
     private static ReadModel readModel;
+    private static Journal journal;
 
     @BeforeAll
     static void startReadModel()
     {
+        journal = Journal.open(dataDir.resolve("journal"), Durability.ASYNC);
         readModel = ReadModel.start(new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC,
             ApiKeys.parse(List.of("t:kkkkkkkkkkkkkkkkkkkk")), 1, LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(),
-            HttpLimits.defaults(), null, true));
+            HttpLimits.defaults(), null, true), journal);
     }
 
     @AfterAll
     static void stopReadModel()
     {
         readModel.close();
+        journal.close();
     }
 
     @Test

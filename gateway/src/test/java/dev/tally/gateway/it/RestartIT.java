@@ -20,6 +20,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -98,6 +99,36 @@ class RestartIT
         {
             assertEquals(ReplayStatus.COMPLETE, second.replayResult().status());
             assertEquals(before, readEverything(Servers.client(second)));
+        }
+    }
+
+    @Test
+    void shouldRefuseToStartOnADatabaseThatHoldsCommandsPastTheJournalsEnd() throws Exception
+    {
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.SYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LedgerConfig.small(), Servers.withoutTicks(), HttpLimits.defaults(), null, true);
+        final long lastIndex;
+        try (TallyServer first = Servers.start(config))
+        {
+            buildState(Servers.client(first));
+            lastIndex = first.ledger().lastJournalIndex();
+        }   // a clean stop: the writer caught up with the journal
+        // The journal is the source of truth; a database written from another (or a longer) journal must not be
+        // silently continued: the next commands would take journal indexes whose rows PostgreSQL already has.
+        deleteRecursively(config.journalDir());
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> Servers.start(config));
+        assertTrue(refused.getMessage().contains("PostgreSQL holds commands up to journal index " + lastIndex), refused.getMessage());
+        assertTrue(refused.getMessage().contains("ends at 0"), refused.getMessage());
+    }
+
+    private static void deleteRecursively(final Path directory) throws java.io.IOException
+    {
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(directory))
+        {
+            for (final Path path : (Iterable<Path>)paths.sorted(java.util.Comparator.reverseOrder())::iterator)
+            {
+                java.nio.file.Files.delete(path);
+            }
         }
     }
 

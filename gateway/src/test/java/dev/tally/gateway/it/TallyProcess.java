@@ -160,22 +160,39 @@ final class TallyProcess implements AutoCloseable
         return process.pid();
     }
 
-    /** @return a client of tenant {@code t} on this process. */
-    /** Waits until PostgreSQL has every applied command (the writer's lag gauge reads 0); fails after 10 s. */
+    /**
+     * Waits until PostgreSQL has every command journaled before this call (the writer's watermark reaches the
+     * journal index read first; under async that takes up to a force interval, as the writer takes only forced
+     * commands); fails after 10 s.
+     */
     void awaitWriterCaughtUp() throws InterruptedException
     {
         final TallyClient client = client();
+        final long journaled = (long)gauge(client.get("/metrics").body(), "tally_journal_index");
         for (int i = 0; i < 200; i++)
         {
-            if (client.get("/metrics").body().contains("tally_pg_writer_lag_commands 0.0"))
+            if (gauge(client.get("/metrics").body(), "tally_pg_writer_watermark") >= journaled)
             {
                 return;
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("the writer did not catch up in 10 s\n" + logTail());
+        throw new AssertionError("the writer did not reach journal index " + journaled + " in 10 s\n" + logTail());
     }
 
+    private static double gauge(final String scrape, final String name)
+    {
+        for (final String line : scrape.split("\n"))
+        {
+            if (line.startsWith(name + " "))
+            {
+                return Double.parseDouble(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError("no " + name + " in /metrics");
+    }
+
+    /** @return a client of tenant {@code t} on this process. */
     TallyClient client()
     {
         return new TallyClient(port, TENANT_KEY);

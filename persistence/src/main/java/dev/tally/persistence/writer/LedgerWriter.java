@@ -22,6 +22,7 @@ import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import static dev.tally.persistence.writer.EffectRecords.*;
 
@@ -77,12 +78,16 @@ public final class LedgerWriter implements Agent, AutoCloseable
     private final long batchIntervalNs;
     private AgentRunner runner;
     private boolean recorderCreated;
+    /** The journal's stable index ({@link #takeUnitsUpTo}); units past it wait in the ring. */
+    private volatile LongSupplier stableIndex = () -> Long.MAX_VALUE;
 
     // writer thread state
     private Connection connection;
     private BatchSql sql;
     /** The highest unit index accepted into a batch or committed: units at or below it are duplicates. */
     private long acceptedIndex;
+    /** {@link #stableIndex} as read at the start of this duty cycle. */
+    private long stableLimit;
     private boolean skippingUnit;
     /** Write with staging and ON CONFLICT DO NOTHING (see {@link BatchSql}) until a batch finds no duplicate. */
     private boolean deduplicate;
@@ -163,6 +168,19 @@ public final class LedgerWriter implements Agent, AutoCloseable
                 " but PostgreSQL holds effects only up to " + watermark() +
                 ": replay from an older snapshot (or the journal's start) so the commands in between reach PostgreSQL");
         }
+    }
+
+    /**
+     * Makes the writer take only units whose last command is at or below {@code journalStableIndex} (the journal's
+     * {@code stableIndex()}, read from this thread): the business thread applies, and records, a batch while the
+     * journaler is still forcing it, and PostgreSQL must never hold a command that a power loss can take from the
+     * journal (a later start would give its journal index to another command, and the rows keyed by it would
+     * disagree). Without it (tools, tests whose units need no journal) every unit is taken at once. Call before
+     * {@link #start()}.
+     */
+    public void takeUnitsUpTo(final LongSupplier journalStableIndex)
+    {
+        this.stableIndex = journalStableIndex;
     }
 
     /** Starts the writer thread ("tally-pg-writer", daemon). */
@@ -340,6 +358,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
         {
             if (batch.inUnit() || batch.rows() < config.batchRowsMax())
             {
+                stableLimit = stableIndex.getAsLong();
                 // Mid-unit, the recorder is writing the rest right now: read on until the unit ends.
                 work = ring.controlledRead(reader, READ_LIMIT_RECORDS);
             }
@@ -370,6 +389,10 @@ public final class LedgerWriter implements Agent, AutoCloseable
             case UNIT_BEGIN:
             {
                 final long lastIndex = buffer.getLong(index + UNIT_LAST_INDEX);
+                if (lastIndex > stableLimit && lastIndex > acceptedIndex)
+                {
+                    return ControlledMessageHandler.Action.ABORT;   // not forced yet: read again next cycle
+                }
                 skippingUnit = lastIndex <= acceptedIndex;
                 if (skippingUnit)
                 {
