@@ -79,6 +79,11 @@ public final class Journal implements AutoCloseable
     /** Bytes appended since the last force: under ASYNC a force also once this passes {@link #ASYNC_FORCE_BYTES}. */
     private long bytesSinceForce;
     private boolean closed;
+    /**
+     * A force failed: what it should have written may be gone while a later {@code fdatasync} reports success (the
+     * kernel drops the failed pages and clears the error), so no later force is believed, nor tried.
+     */
+    private IOException forceFailure;
 
     private Journal(final JournalConfig config, final SingleChronicleQueue queue)
     {
@@ -406,6 +411,11 @@ public final class Journal implements AutoCloseable
     private void forceToDisk()
     {
         final File file = appender.currentFile();
+        if (forceFailure != null)
+        {
+            throw new UncheckedIOException("an earlier force of the journal failed: nothing appended since is known to be on disk",
+                forceFailure);
+        }
         try
         {
             forcer.force(file, appendPosition);
@@ -415,6 +425,7 @@ public final class Journal implements AutoCloseable
         }
         catch (final IOException ex)
         {
+            forceFailure = ex;
             throw new UncheckedIOException("cannot force journal file " + file + " to disk", ex);
         }
     }

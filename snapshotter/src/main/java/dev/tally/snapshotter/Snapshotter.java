@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   business thread                                   tally-snapshotter (this agent)
- *   SNAPSHOT command applied ──► onCommand:            doWork: image ready?
+ *   SNAPSHOT command applied ──► onCommand:            doWork: image ready, and its command forced?
  *     writer idle? copy the ledger into the image ──►    state hash of the image, encode + CRC32C,
  *     (array copies of the live tables), hand it over    temp file, force, rename, fsync dir, retention
  * </pre>
@@ -46,6 +47,8 @@ public final class Snapshotter implements Agent, AutoCloseable
     private static final long IDLE_SLEEP_MS = 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
+    /** How long an image may wait for the journal to force the command it was taken at before it is dropped. */
+    static final long STABLE_WAIT_MAX_NS = 5_000_000_000L;
     /** After a failed write, the next snapshot is attempted no sooner than this. */
     private static final long RETRY_AFTER_FAILURE_NS = 10_000_000_000L;
 
@@ -89,6 +92,10 @@ public final class Snapshotter implements Agent, AutoCloseable
     private long lastRequestNs = System.nanoTime();
     private boolean awaitingCommand;
     private long failedAtNs = System.nanoTime() - RETRY_AFTER_FAILURE_NS;
+    /** The journal's stable index ({@link #writeOnlyOnceStable}): an image past it waits. */
+    private volatile LongSupplier stableIndex = () -> Long.MAX_VALUE;
+    /** This thread: since when the image in hand waits for the journal to force its command (0: it does not wait). */
+    private long waitingForForceSinceNs;
     private long seenAtRequest;
     private AgentRunner runner;
 
@@ -145,6 +152,18 @@ public final class Snapshotter implements Agent, AutoCloseable
         }
     }
 
+    /**
+     * Makes the snapshotter write an image only once the journal holds the command it was taken at on stable storage
+     * ({@code Journal.stableIndex()}): the business thread copies the state at a SNAPSHOT command while the journaler
+     * may still be forcing it. A file of a state the journal then lost to a power loss could be matched, at a later
+     * start, against another command given the same index. An image whose command is not forced within
+     * {@link #STABLE_WAIT_MAX_NS} (a failed force halts the pipeline for good) is dropped. Call before {@link #start}.
+     */
+    public void writeOnlyOnceStable(final LongSupplier journalStableIndex)
+    {
+        this.stableIndex = journalStableIndex;
+    }
+
     /** Sets who publishes the SNAPSHOT command; alone (without {@link #start}) a test drives {@link #doWork()}. */
     void triggerWith(final SnapshotTrigger trigger)
     {
@@ -187,6 +206,15 @@ public final class Snapshotter implements Agent, AutoCloseable
         {
             return trigger == null || nowNs - failedAtNs < RETRY_AFTER_FAILURE_NS ? 0 : requestWhenDue(nowNs);
         }
+        if (image.lastJournalIndex() > stableIndex.getAsLong() && !droppedUnforced(nowNs))
+        {
+            return 0;   // its command is not forced yet
+        }
+        waitingForForceSinceNs = 0;
+        if (!imageReady.get())
+        {
+            return 1;   // dropped
+        }
         try
         {
             final long stateHash = image.stateHash();
@@ -211,6 +239,26 @@ public final class Snapshotter implements Agent, AutoCloseable
             imageReady.set(false);
         }
         return 1;
+    }
+
+    /** @return true when the image in hand has waited too long for its command's force, and was given up. */
+    private boolean droppedUnforced(final long nowNs)
+    {
+        if (waitingForForceSinceNs == 0)
+        {
+            waitingForForceSinceNs = nowNs;
+            return false;
+        }
+        if (nowNs - waitingForForceSinceNs < STABLE_WAIT_MAX_NS)
+        {
+            return false;
+        }
+        failedAtNs = nowNs;
+        failedCount.lazySet(failedCount.get() + 1);
+        LOG.error("snapshot at journal index {} dropped: the journal has not forced that command in {} s (a failed force halts " +
+            "the pipeline)", image.lastJournalIndex(), STABLE_WAIT_MAX_NS / 1_000_000_000L);
+        imageReady.set(false);
+        return true;
     }
 
     /**

@@ -119,6 +119,58 @@ class SnapshotScheduleTest
         assertEquals(live.stateHash(), image.stateHash());
     }
 
+    @Test
+    void shouldWriteAnImageOnlyOnceTheJournalHasForcedItsCommand() throws Exception
+    {
+        final Ledger live = new Ledger(Workload.CONFIG);
+        final Snapshotter snapshotter = scheduledEveryMillisecond();
+        final java.util.concurrent.atomic.AtomicLong stable = new java.util.concurrent.atomic.AtomicLong();
+        snapshotter.writeOnlyOnceStable(stable::get);
+        snapshotter.prepare(live);
+        snapshotTakenAtFirstCommand(live, snapshotter);   // the business thread copies while the journaler forces
+
+        assertEquals(0, snapshotter.doWork(), "not forced yet: nothing written");
+        assertEquals(0, snapshotter.writtenIndex());
+        assertTrue(!snapshotter.isIdle(), "the image waits, reserved");
+
+        stable.set(1);
+        assertEquals(1, snapshotter.doWork());
+        assertEquals(1, snapshotter.writtenIndex(), "written once forced");
+        assertEquals(1, SnapshotDirectory.open(dir, 3).list().size());
+    }
+
+    @Test
+    void shouldDropAnImageWhoseCommandTheJournalNeverForces() throws Exception
+    {
+        final Ledger live = new Ledger(Workload.CONFIG);
+        final Snapshotter snapshotter = scheduledEveryMillisecond();
+        snapshotter.writeOnlyOnceStable(() -> 0);   // a failed force: the stable index never moves again
+        snapshotter.prepare(live);
+        snapshotTakenAtFirstCommand(live, snapshotter);
+
+        assertEquals(0, snapshotter.doWork());
+        final long deadlineNs = System.nanoTime() + Snapshotter.STABLE_WAIT_MAX_NS + 5_000_000_000L;
+        while (!snapshotter.isIdle() && System.nanoTime() < deadlineNs)
+        {
+            snapshotter.doWork();
+            Thread.sleep(100);
+        }
+        assertTrue(snapshotter.isIdle(), "dropped after the wait, so that a stop does not wait 30 s for it");
+        assertEquals(0, snapshotter.writtenIndex());
+        assertEquals(1, snapshotter.failedCount());
+        assertEquals(0, SnapshotDirectory.open(dir, 3).list().size());
+    }
+
+    private static void snapshotTakenAtFirstCommand(final Ledger live, final Snapshotter snapshotter)
+    {
+        final Command snapshot = new Command();
+        snapshot.type = CommandType.SNAPSHOT;
+        snapshot.journalIndex = 1;
+        snapshot.timestampNs = Workload.START_NS;
+        live.apply(snapshot);
+        snapshotter.onCommand(live, snapshot);
+    }
+
     private Snapshotter scheduledEveryMillisecond() throws Exception
     {
         return scheduledEveryMillisecond(0);

@@ -27,6 +27,10 @@ public final class Responder implements EventHandler<LedgerEvent>
 {
     private static final Problem HALTED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The ledger stopped taking writes after an internal failure; the command was not applied.");
+    /** A force failed at or before the slot: the command may have been applied and may or may not be on disk. */
+    private static final Problem NOT_DURABLE = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The journal could not be forced to disk; the outcome is unknown until the server restarts: retry with the same " +
+            "Idempotency-Key.");
     private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
@@ -93,7 +97,7 @@ public final class Responder implements EventHandler<LedgerEvent>
         }
         final ByteBuf body = channel.alloc().buffer(256);
         // notDurable: a force failed at or before this slot, so memory may hold commands the journal does not.
-        final RenderedResponse rendered = event.notDurable ? renderer.renderProblem(HALTED, body) : render(event, sequence, channel, body);
+        final RenderedResponse rendered = event.notDurable ? renderer.renderProblem(NOT_DURABLE, body) : render(event, sequence, channel, body);
         if (rendered == null)
         {
             return;   // the read pool replies
@@ -204,9 +208,13 @@ public final class Responder implements EventHandler<LedgerEvent>
         for (int position = 0; position < size; position++)
         {
             final LedgerEvent slot = ring.get(first + position);
-            if (slot.journalFailed || slot.notDurable)
+            if (slot.journalFailed)
             {
                 return renderer.renderProblem(HALTED, body);
+            }
+            if (slot.notDurable)
+            {
+                return renderer.renderProblem(NOT_DURABLE, body);
             }
             batchCommands[position] = slot.command;
             batchResults[position] = slot.result;

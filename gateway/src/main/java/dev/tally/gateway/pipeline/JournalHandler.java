@@ -113,8 +113,9 @@ final class JournalHandler extends HandingOffStage
         if (endOfBatch)
         {
             handoff.release(sequence);   // appended: the business thread applies the batch while it is forced
-            if (!health.isHalted())
+            if (!forceFailed)
             {
+                // Even when a halt came meanwhile: the business thread may have applied part of the batch before it.
                 forceBatch(sequence);
             }
             handoff.releaseJournaled(journaled, sequence);   // forced (in sync mode): replies may leave

@@ -71,11 +71,13 @@ public final class ReadModel implements AutoCloseable
         writer = LedgerWriter.create(database, writerConfig);
         if (writer.watermark() > journal.lastIndex())
         {
-            // Another journal, or one cut back by hand: replaying it would give PostgreSQL's journal indexes to other
-            // commands, and their rows would never be written (the ids exist). An operator must decide.
+            // Another journal, one cut back by hand, or an async journal without a force interval that lost its tail
+            // to a power loss: serving would give PostgreSQL's journal indexes to other commands, whose rows would then
+            // never be written (the ids exist). An operator must decide.
             throw new IllegalStateException("PostgreSQL holds commands up to journal index " + writer.watermark() +
-                " but the journal in " + journal.directory() + " ends at " + journal.lastIndex() +
-                ": this database belongs to another journal (start with an empty database, or the journal it was written from)");
+                " but the journal in " + journal.directory() + " ends at " + journal.lastIndex() + ": the database was written " +
+                "from another journal, or (--durability async with --async-force-interval-ms 0 only) from commands a power loss " +
+                "took from this one. Start with the journal it was written from, or with an empty database: the journal rebuilds it");
         }
         // Effects of commands at or below the watermark are already in PostgreSQL; replay skips them.
         recorder = writer.createRecorder(writer.watermark());

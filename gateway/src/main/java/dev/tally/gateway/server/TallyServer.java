@@ -95,6 +95,7 @@ public final class TallyServer implements AutoCloseable
         snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
         if (snapshotter != null)
         {
+            snapshotter.writeOnlyOnceStable(journal::stableIndex);
             snapshotter.prepare(ledger);   // its schedule and image, here rather than on the business thread
         }
         final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
@@ -204,14 +205,30 @@ public final class TallyServer implements AutoCloseable
         }
         if (readModel != null)
         {
-            journal.forceForStop();   // under async, what the last timed force left: the writer takes only what is stable
-            readModel.close(ledger.lastJournalIndex());
+            try
+            {
+                journal.forceForStop();   // under async, what the last timed force left: the writer takes only what is stable
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("journal force at stop failed: PostgreSQL gets only what was forced before", ex);
+            }
+            readModel.close(Math.min(ledger.lastJournalIndex(), journal.stableIndex()));
         }
-        journal.close();
+        boolean journalClosed = false;
+        try
+        {
+            journal.close();
+            journalClosed = true;
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("journal close failed", ex);
+        }
         // Last, once everything durable is done (a supervisor's kill deadline cuts what comes last): the
         // ring is drained and the stages are idle, so this thread owns the ledger. A halted ledger's state
-        // is not trusted enough to become a start point.
-        if (snapshotter != null && !health.isHalted())
+        // is not trusted enough to become a start point, nor one the journal may not hold on disk.
+        if (snapshotter != null && !health.isHalted() && journalClosed)
         {
             snapshotter.closeWithFinalSnapshot(ledger);
         }
