@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
+import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
@@ -45,6 +46,8 @@ final class JournalHandler extends HandingOffStage
     private final StageMeters meters;
     /** The last ring sequence whose command is journaled as the durability mode asks (forced, in sync mode). */
     private final Sequence journaled;
+    /** Sync: replies wait for the batch's force. Async: for its appends only (a timed force runs after they left). */
+    private final boolean repliesWaitForForce;
     /** Once a force failed, memory may hold commands the journal does not: every later slot is answered 503. */
     private boolean forceFailed;
     private long batchStartNs;
@@ -57,6 +60,7 @@ final class JournalHandler extends HandingOffStage
     {
         super(handoff);
         this.journaled = journaled;
+        this.repliesWaitForForce = journal.durability() == Durability.SYNC;
         this.journal = journal;
         this.ring = ring;
         this.referenceCheck = referenceCheck;
@@ -113,12 +117,19 @@ final class JournalHandler extends HandingOffStage
         if (endOfBatch)
         {
             handoff.release(sequence);   // appended: the business thread applies the batch while it is forced
+            if (!repliesWaitForForce)
+            {
+                handoff.releaseJournaled(journaled, sequence);   // async: appended is the promise, a timed force delays no reply
+            }
             if (!forceFailed)
             {
                 // Even when a halt came meanwhile: the business thread may have applied part of the batch before it.
                 forceBatch(sequence);
             }
-            handoff.releaseJournaled(journaled, sequence);   // forced (in sync mode): replies may leave
+            if (repliesWaitForForce)
+            {
+                handoff.releaseJournaled(journaled, sequence);   // sync: forced, replies may leave
+            }
         }
     }
 
@@ -133,9 +144,13 @@ final class JournalHandler extends HandingOffStage
         {
             // The business thread may have applied these already; none of them may be answered as done.
             forceFailed = true;
-            for (long s = batchFirstSequence(); s <= sequence; s++)
+            if (repliesWaitForForce)
             {
-                ring.get(s).notDurable = true;
+                // Not yet released to the responder. (Under async they were, their promise kept: appended.)
+                for (long s = batchFirstSequence(); s <= sequence; s++)
+                {
+                    ring.get(s).notDurable = true;
+                }
             }
             health.halt("journal flush failed", ex);
         }
