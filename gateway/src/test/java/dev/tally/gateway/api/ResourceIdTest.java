@@ -25,10 +25,16 @@ class ResourceIdTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "0", "01", "-1", "+1", "9223372036854775808", "99999999999999999999", "1.0", "1e3", " 1", "abc", "١"})
+    @ValueSource(strings = {"", "0", "01", "-1", "+1", "9223372036854775808", "9999999999999999999", "18446744073709551617", "99999999999999999999", "1.0", "1e3", " 1", "abc", "١"})
     void shouldRejectAnythingElseAsAnAccountId(final String text)
     {
         assertEquals(ResourceId.INVALID_ACCOUNT_ID, ResourceId.parseAccountId(text));
+    }
+
+    @Property
+    void shouldParseEveryPositiveLongAsItsDecimalText(@ForAll @LongRange(min = 1, max = Long.MAX_VALUE) final long accountId)
+    {
+        assertEquals(accountId, ResourceId.parseAccountId(Long.toString(accountId)));
     }
 
     @Property
