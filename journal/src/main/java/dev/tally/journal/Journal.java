@@ -84,6 +84,13 @@ public final class Journal implements AutoCloseable
      * kernel drops the failed pages and clears the error), so no later force is believed, nor tried.
      */
     private IOException forceFailure;
+    /**
+     * Fault injection for tests, read at open: {@code -Dtally.test.journalForcesBeforeFailure=N} makes every force after
+     * the first N fail as a disk would ({@code -1}, the default: never).
+     */
+    public static final String FORCES_BEFORE_FAILURE_PROPERTY = "tally.test.journalForcesBeforeFailure";
+    private final long forcesBeforeFailure = Long.getLong(FORCES_BEFORE_FAILURE_PROPERTY, -1);
+    private long forces;
 
     private Journal(final JournalConfig config, final SingleChronicleQueue queue)
     {
@@ -418,6 +425,10 @@ public final class Journal implements AutoCloseable
         }
         try
         {
+            if (forcesBeforeFailure >= 0 && forces++ >= forcesBeforeFailure)
+            {
+                throw new IOException("injected force failure (" + FORCES_BEFORE_FAILURE_PROPERTY + ")");
+            }
             forcer.force(file, appendPosition);
             forcedIndex = lastIndex;
             stableIndex = lastIndex;

@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * then advances {@code journaled}, the sequence the responder waits for besides the business thread's. So
  * the business thread applies a batch while its force runs, and still no reply leaves before its command
  * is in the journal; what the business thread hands to PostgreSQL waits for the force too (the writer takes
- * only units up to {@link dev.tally.journal.Journal#stableIndex()}). In {@code async} mode the batch end
- * forces once {@code asyncForceIntervalMs} has passed since the last force ({@link EventKind#FORCE_CHECK}
- * slots end a batch every half interval, so the last appends are forced too). With a {@link ReferenceCheck},
+ * only units up to {@link dev.tally.journal.Journal#stableIndex()}). In {@code async} mode {@code journaled}
+ * advances before the batch end, whose force (once {@code asyncForceIntervalMs} has passed since the last one;
+ * {@link EventKind#FORCE_CHECK} slots end a batch every half interval, so the last appends are forced too)
+ * then delays no reply. With a {@link ReferenceCheck},
  * referenced transfers are checked against older references first.
  */
 final class JournalHandler extends HandingOffStage

@@ -35,8 +35,8 @@ import java.util.function.Function;
  *
  * The business thread never sees a command the journaler has not stamped and appended, and applies a batch
  * while the journaler forces it (in {@code sync}); the responder never replies before the business thread has
- * applied a command AND the journaler has forced it. One thread per stage; every stage batches on
- * {@code endOfBatch}.
+ * applied a command AND the journaler has journaled it as the durability mode promises (forced in {@code sync},
+ * appended in {@code async}). One thread per stage; every stage batches on {@code endOfBatch}.
  */
 public final class LedgerPipeline implements AutoCloseable
 {

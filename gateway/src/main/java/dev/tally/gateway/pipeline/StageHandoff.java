@@ -89,7 +89,10 @@ final class StageHandoff
         }
     }
 
-    /** The journaler's, once its batch up to {@code sequence} is forced ({@code journaled}): let the responder reply. */
+    /**
+     * The journaler's, once its batch up to {@code sequence} is journaled as the durability mode promises (forced in
+     * {@code sync}, appended in {@code async}): let the responder reply.
+     */
     void releaseJournaled(final Sequence journaled, final long sequence)
     {
         journaled.set(sequence);
