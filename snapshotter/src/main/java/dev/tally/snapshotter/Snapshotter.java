@@ -206,15 +206,11 @@ public final class Snapshotter implements Agent, AutoCloseable
         {
             return trigger == null || nowNs - failedAtNs < RETRY_AFTER_FAILURE_NS ? 0 : requestWhenDue(nowNs);
         }
-        if (image.lastJournalIndex() > stableIndex.getAsLong() && !droppedUnforced(nowNs))
+        if (image.lastJournalIndex() > stableIndex.getAsLong())
         {
-            return 0;   // its command is not forced yet
+            return awaitForce(nowNs);
         }
         waitingForForceSinceNs = 0;
-        if (!imageReady.get())
-        {
-            return 1;   // dropped
-        }
         try
         {
             final long stateHash = image.stateHash();
@@ -229,8 +225,7 @@ public final class Snapshotter implements Agent, AutoCloseable
         {
             // A full or failing disk: the journal still holds everything, so serving goes on; the next
             // attempt waits, rather than make the business thread copy the state again every few ms.
-            failedAtNs = nowNs;
-            failedCount.lazySet(failedCount.get() + 1);
+            recordFailure(nowNs);
             LOG.error("snapshot at journal index {} not written; retrying in {} s", image.lastJournalIndex(),
                 RETRY_AFTER_FAILURE_NS / 1_000_000_000L, ex);
         }
@@ -241,24 +236,33 @@ public final class Snapshotter implements Agent, AutoCloseable
         return 1;
     }
 
-    /** @return true when the image in hand has waited too long for its command's force, and was given up. */
-    private boolean droppedUnforced(final long nowNs)
+    /**
+     * The image's command is not forced yet: waits (0: no work), or, after {@link #STABLE_WAIT_MAX_NS}, gives the image
+     * up (1).
+     */
+    private int awaitForce(final long nowNs)
     {
         if (waitingForForceSinceNs == 0)
         {
             waitingForForceSinceNs = nowNs;
-            return false;
         }
         if (nowNs - waitingForForceSinceNs < STABLE_WAIT_MAX_NS)
         {
-            return false;
+            return 0;
         }
-        failedAtNs = nowNs;
-        failedCount.lazySet(failedCount.get() + 1);
+        waitingForForceSinceNs = 0;
+        recordFailure(nowNs);
         LOG.error("snapshot at journal index {} dropped: the journal has not forced that command in {} s (a failed force halts " +
             "the pipeline)", image.lastJournalIndex(), STABLE_WAIT_MAX_NS / 1_000_000_000L);
         imageReady.set(false);
-        return true;
+        return 1;
+    }
+
+    /** A snapshot not written: counted, and the next one waits {@link #RETRY_AFTER_FAILURE_NS}. One writing thread. */
+    private void recordFailure(final long nowNs)
+    {
+        failedAtNs = nowNs;
+        failedCount.lazySet(failedCount.get() + 1);
     }
 
     /**

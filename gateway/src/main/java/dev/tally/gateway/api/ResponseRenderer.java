@@ -147,14 +147,14 @@ public final class ResponseRenderer
      */
     public RenderedResponse renderTransfer(final TransferView view, final ByteBuf body)
     {
-        return renderTransfer(view, null, 0, body);
+        return renderTransfer(view, null, body);
     }
 
     /**
      * Renders {@code GET /v1/transfers/{id}} of a transfer memory holds, with its canonical metadata (which memory
-     * does not keep: the read model's, {@code metadataLength} bytes; 0 for none).
+     * does not keep: the read model's; null for none).
      */
-    public RenderedResponse renderTransfer(final TransferView view, final byte[] metadata, final int metadataLength, final ByteBuf body)
+    public RenderedResponse renderTransfer(final TransferView view, final byte[] metadata, final ByteBuf body)
     {
         if (!view.found)
         {
@@ -178,9 +178,9 @@ public final class ResponseRenderer
         {
             json.name("reference").string(view.reference, view.referenceLength);
         }
-        if (metadataLength > 0)
+        if (metadata != null && metadata.length > 0)
         {
-            json.name("metadata").raw(metadata, metadataLength);
+            json.name("metadata").raw(metadata, metadata.length);
         }
         json.name("createdAt").time(Math.floorDiv(view.timestampNs, 1_000_000L));
         json.endObject();

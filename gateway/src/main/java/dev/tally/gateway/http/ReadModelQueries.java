@@ -206,19 +206,7 @@ public final class ReadModelQueries implements AutoCloseable
                 problem(hole, channel, keepAlive, new Problem(ProblemType.INTERNAL_ERROR, "The read model lacks this transfer's metadata."));
                 return;
             }
-            final byte[] metadata = Metadata.canonicalOf(found.get().metadata());
-            final ByteBuf body = channel.alloc().buffer(512);
-            final RenderedResponse rendered;
-            try
-            {
-                rendered = RENDERERS.get().renderTransfer(view, metadata, metadata.length, body);
-            }
-            catch (final RuntimeException ex)
-            {
-                body.release();   // not written: the failure's reply fills the hole instead
-                throw ex;
-            }
-            HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
+            replyTransfer(hole, channel, keepAlive, view, Metadata.canonicalOf(found.get().metadata()));
         };
         if (writersAwaited.size() >= WRITER_WAITERS_MAX)
         {
@@ -241,7 +229,6 @@ public final class ReadModelQueries implements AutoCloseable
         private final long journalIndex;
         private final long deadlineNs;
         private final PendingRead read;
-        private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
         WriterWait(final long journalIndex, final long deadlineNs, final PendingRead read)
         {
@@ -276,7 +263,7 @@ public final class ReadModelQueries implements AutoCloseable
                 }
                 return;
             }
-            else if (readModel.writer().failure() != null || readModel.overLagBound())
+            else if (readModel.overLagBound())   // a failed writer is over its bound too
             {
                 behind = "The read model's writer is failing or far behind; the transfer's metadata is not there yet.";
             }
@@ -308,14 +295,10 @@ public final class ReadModelQueries implements AutoCloseable
             }
         }
 
+        /** @return true for the one caller that settles it: it is in the set from before its first check until then. */
         private boolean settle()
         {
-            if (!settled.compareAndSet(false, true))
-            {
-                return false;
-            }
-            writersAwaited.remove(this);
-            return true;
+            return writersAwaited.remove(this);
         }
     }
 
@@ -333,20 +316,26 @@ public final class ReadModelQueries implements AutoCloseable
                 return;
             }
             final TransferRow row = found.get();
-            final byte[] metadata = row.metadata() == null ? new byte[0] : Metadata.canonicalOf(row.metadata());
-            final ByteBuf body = channel.alloc().buffer(512);
-            final RenderedResponse rendered;
-            try
-            {
-                rendered = RENDERERS.get().renderTransfer(viewOf(row), metadata, metadata.length, body);
-            }
-            catch (final RuntimeException ex)
-            {
-                body.release();   // not written: the failure's 503 fills the hole instead
-                throw ex;
-            }
-            HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
+            replyTransfer(hole, channel, keepAlive, viewOf(row), row.metadata() == null ? null : Metadata.canonicalOf(row.metadata()));
         });
+    }
+
+    /** Renders a transfer on the pool thread and fills its reply's place; {@code metadata} null for none. */
+    private static void replyTransfer(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final TransferView view, final byte[] metadata)
+    {
+        final ByteBuf body = channel.alloc().buffer(512);
+        final RenderedResponse rendered;
+        try
+        {
+            rendered = RENDERERS.get().renderTransfer(view, metadata, body);
+        }
+        catch (final RuntimeException ex)
+        {
+            body.release();   // not written: the failure's reply fills the hole instead
+            throw ex;
+        }
+        HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
     }
 
     /**

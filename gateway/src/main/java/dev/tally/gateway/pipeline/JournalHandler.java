@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * only units up to {@link dev.tally.journal.Journal#stableIndex()}). In {@code async} mode {@code journaled}
  * advances before the batch end, whose force (once {@code asyncForceIntervalMs} has passed since the last one;
  * {@link EventKind#FORCE_CHECK} slots end a batch every half interval, so the last appends are forced too)
- * then delays no reply. With a {@link ReferenceCheck},
- * referenced transfers are checked against older references first.
+ * then delays no reply. With a {@link ReferenceCheck}, referenced transfers are checked against older
+ * references first.
  */
 final class JournalHandler extends HandingOffStage
 {

@@ -212,7 +212,6 @@ public final class Command
         referenceHi = other.referenceHi;
         referenceLo = other.referenceLo;
         referenceLength = other.referenceLength;
-        metadataLength = other.metadataLength;
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
