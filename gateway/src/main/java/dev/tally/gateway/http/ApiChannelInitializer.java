@@ -14,7 +14,9 @@ import java.util.function.Supplier;
 /**
  * Per connection: connection limit, TLS when configured, read timeout from a request's first byte to its last (slow-loris),
  * idle timeout, HTTP/1.1 codec with header and line limits, an aggregator with the body limit (413 as
- * problem+json), the requests-per-connection limit, then the API handler.
+ * problem+json, answered in order), the read gate (no reading past a connection's last request — a client's
+ * {@code Connection: close}, a request that could not be framed, the requests-per-connection limit — nor while its
+ * replies back up), then the API handler.
  */
 final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
 {
@@ -62,10 +64,7 @@ final class ApiChannelInitializer extends ChannelInitializer<SocketChannel>
             .setMaxChunkSize(64 * 1024)));
         pipeline.addLast("aggregator", new ProblemAggregator(limits.bodyLengthMaxBytes()));
         pipeline.addLast("request-read", readTimeout.end());
-        if (limits.requestsPerConnectionMax() > 0)
-        {
-            pipeline.addLast("requests-per-connection", new RequestsPerConnection(limits.requestsPerConnectionMax()));
-        }
+        pipeline.addLast("read-gate", new ReadGate(limits.requestsPerConnectionMax()));
         pipeline.addLast("api", handlers.get());
     }
 }

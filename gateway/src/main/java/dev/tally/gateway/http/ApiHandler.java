@@ -22,6 +22,7 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -29,6 +30,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AsciiString;
 import dev.tally.snapshotter.Snapshotter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +47,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private static final Problem OVERLOADED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The input ring is full; retry shortly.");
     private static final Problem UNAUTHORIZED = new Problem(ProblemType.UNAUTHORIZED,
-        "Send Authorization: Bearer <api key>.");
+        "Send Authorization: Bearer <api key>, once.");
+    private static final Problem KEY_REPEATED = new Problem(ProblemType.IDEMPOTENCY_KEY_INVALID,
+        "Send Idempotency-Key once: a repeated header is ambiguous (a proxy may pass on either value).");
     private static final Problem WRITER_LAGGING = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The PostgreSQL writer is behind its lag bound; retry shortly.");
     private static final Problem RATE_LIMITED = new Problem(ProblemType.RATE_LIMITED,
@@ -93,6 +97,16 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         this.metrics = metrics;
         this.readModel = readModel;
         this.queries = queries;
+    }
+
+    /**
+     * @return the header's value, or null when it is absent or repeated: a credential sent twice is ambiguous (a proxy
+     *         in front may pass on either value), so it authenticates nothing.
+     */
+    private static String onlyValue(final HttpHeaders headers, final CharSequence name)
+    {
+        final List<String> values = headers.getAll(name);
+        return values.size() == 1 ? values.get(0) : null;
     }
 
     /** @return true when the PostgreSQL writer is within its lag bound (or there is none). */
@@ -147,7 +161,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             default:
                 break;
         }
-        final ApiKeys.Tenant tenant = apiKeys.authenticate(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+        final ApiKeys.Tenant tenant = apiKeys.authenticate(onlyValue(request.headers(), HttpHeaderNames.AUTHORIZATION));
         if (tenant == null)
         {
             problem(ctx, scratch, UNAUTHORIZED, keepAlive);
@@ -199,8 +213,14 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final FullHttpRequest request, final boolean keepAlive)
     {
         final Command command = scratch.single;
+        final HttpHeaders headers = request.headers();
+        if (headers.getAll(IDEMPOTENCY_KEY).size() > 1)
+        {
+            problem(ctx, scratch, KEY_REPEATED, keepAlive);
+            return;
+        }
         final Problem problem = scratch.decoder.decode(route, tenant.id(),
-            request.headers().get(IDEMPOTENCY_KEY), scratch.match.pathId(), request.content(), command);
+            headers.get(IDEMPOTENCY_KEY), scratch.match.pathId(), request.content(), command);
         if (problem != null)
         {
             problem(ctx, scratch, problem, keepAlive);
@@ -257,7 +277,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             }
             // The reply leaves with the last operation, so only its slot is addressed: one reference store
             // into the (old-generation) ring per request instead of one per operation.
-            addressReply(ring.get(last), ctx, keepAlive);
+            final LedgerEvent lastSlot = ring.get(last);
+            addressReply(lastSlot, ctx, keepAlive);
+            lastSlot.batchReply = true;
         }
         finally
         {
@@ -279,7 +301,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, ADMIN_ROUTE_ABSENT, keepAlive);
             return;
         }
-        if (!apiKeys.authenticateAdmin(request.headers().get(HttpHeaderNames.AUTHORIZATION)))
+        if (!apiKeys.authenticateAdmin(onlyValue(request.headers(), HttpHeaderNames.AUTHORIZATION)))
         {
             problem(ctx, scratch, ADMIN_UNAUTHORIZED, keepAlive);
             return;
@@ -400,10 +422,19 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         event.receivedNs = receivedNs;
     }
 
+    /**
+     * A request that could not be framed: answered in order like any bad request (through the ring: an earlier
+     * request of this connection may still be there), and the last one of its connection ({@link ReadGate}
+     * stopped reading at it), which closes after the reply: the bytes after it cannot be trusted to start a request.
+     */
     private void answerMalformed(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Throwable cause)
     {
         final Problem problem;
-        if (cause instanceof TooLongHttpLineException)
+        if (cause instanceof ProblemAggregator.BodyTooLarge)
+        {
+            problem = new Problem(ProblemType.BODY_TOO_LARGE, cause.getMessage());
+        }
+        else if (cause instanceof TooLongHttpLineException)
         {
             problem = new Problem(ProblemType.REQUEST_LINE_TOO_LONG, "The request line is too long.");
         }
@@ -415,9 +446,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             problem = new Problem(ProblemType.INVALID_REQUEST, "The HTTP request could not be parsed.");
         }
-        // The connection is in an unknown state after a framing error: answer, then close it.
-        final ByteBuf body = ctx.alloc().buffer(256);
-        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(problem, body), body, false);
+        problem(ctx, scratch, problem, false);
     }
 
     private void problem(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Problem problem, final boolean keepAlive)

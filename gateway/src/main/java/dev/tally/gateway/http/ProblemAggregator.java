@@ -1,43 +1,69 @@
 package dev.tally.gateway.http;
 
-import dev.tally.gateway.api.Problem;
-import dev.tally.gateway.api.ProblemType;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 
 
 /**
- * Aggregates request bodies up to the limit and answers a larger one with an RFC 9457 413 problem,
- * then closes the connection (the rest of the oversized body is not worth reading).
+ * Aggregates request bodies up to the limit. A larger one is not answered here: an earlier request of the
+ * connection may still be in the ring, and its reply must leave first (RFC 9112, 9.3.2), or its client would
+ * pair the 413 with a transfer that was applied. Instead the aggregator passes on an empty request that failed
+ * with {@link BodyTooLarge}, which the API handler answers in order, through the ring, with the RFC 9457 413
+ * problem; the {@link ReadGate} stops reading at it and the connection closes after the reply (the rest
+ * of the oversized body is not worth reading).
+ *
+ * <p>{@code Expect: 100-continue} gets its {@code 100} only for a body within the limit; an oversized one gets
+ * the ordered 413 above instead of Netty's bare one, and an expectation other than {@code 100-continue} is ignored
+ * (RFC 9110, 10.1.1 lets a server answer it with 417, or not).
  */
 final class ProblemAggregator extends HttpObjectAggregator
 {
-    private final byte[] body;
+    /** The request's body exceeds the limit; {@link #getMessage()} says which. */
+    static final class BodyTooLarge extends DecoderException
+    {
+        private static final long serialVersionUID = 1L;
+
+        BodyTooLarge(final int bodyLengthMaxBytes)
+        {
+            super("The request body exceeds " + bodyLengthMaxBytes + " bytes.");
+        }
+    }
+
+    private final int bodyLengthMaxBytes;
 
     ProblemAggregator(final int bodyLengthMaxBytes)
     {
         super(bodyLengthMaxBytes);
-        body = new Problem(ProblemType.BODY_TOO_LARGE, "The request body exceeds " + bodyLengthMaxBytes + " bytes.").toJson();
+        this.bodyLengthMaxBytes = bodyLengthMaxBytes;
+    }
+
+    @Override
+    protected Object newContinueResponse(final HttpMessage start, final int maxContentLength, final ChannelPipeline pipeline)
+    {
+        if (!HttpUtil.is100ContinueExpected(start) || isContentLengthInvalid(start, maxContentLength))
+        {
+            return null;
+        }
+        return super.newContinueResponse(start, maxContentLength, pipeline);
     }
 
     @Override
     protected void handleOversizedMessage(final ChannelHandlerContext ctx, final HttpMessage oversized)
     {
-        final FullHttpResponse response = new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(body));
-        response.headers()
-            .set(HttpHeaderNames.CONTENT_TYPE, "application/problem+json")
-            .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
-            .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        final HttpRequest request = oversized instanceof HttpRequest ? (HttpRequest)oversized : null;
+        final FullHttpRequest tooLarge = new DefaultFullHttpRequest(oversized.protocolVersion(),
+            request == null ? HttpMethod.POST : request.method(), request == null ? "/" : request.uri(), Unpooled.EMPTY_BUFFER);
+        tooLarge.setDecoderResult(DecoderResult.failure(new BodyTooLarge(bodyLengthMaxBytes)));
+        ctx.fireChannelRead(tooLarge);
     }
 }

@@ -195,7 +195,7 @@ public final class Responder implements EventHandler<LedgerEvent>
     private RenderedResponse renderCommand(final LedgerEvent last, final long sequence, final ByteBuf body)
     {
         final int size = last.command.batchSize;
-        if (size == 1)
+        if (!last.batchReply)
         {
             if (last.journalFailed)
             {

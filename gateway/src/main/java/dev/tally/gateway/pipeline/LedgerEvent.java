@@ -17,7 +17,8 @@ import io.netty.channel.Channel;
  *  command reference*,   journaler (transfers   business thread (the reference check's answer:
  *    targetId (TRANSFER)   with a reference)      referenceTaken, referenceUnchecked, the stored id)
  *  result, views         business thread        responder
- *  channel, keepAlive    gateway I/O thread     responder (a batch: on its last slot only)
+ *  channel, keepAlive,   gateway I/O thread     responder (a batch: on its last slot only)
+ *    batchReply
  *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)
  *  journalFailed         journaler, business    business thread, responder
  *  notDurable            journaler (its force   responder (the business thread may still be applying the
@@ -44,6 +45,11 @@ public final class LedgerEvent
     /** Where the reply goes; null for commands nobody waits for (ticks). */
     public Channel channel;
     public boolean keepAlive;
+    /**
+     * The request came on {@code POST /v1/batch}: it is answered in the batch shape (200, one result per operation)
+     * even when it holds a single operation, which {@code command.batchSize} alone cannot tell from a single request.
+     */
+    public boolean batchReply;
     /** Set by the journaler when the command could not be journaled: it must not be applied. */
     public boolean journalFailed;
     /**
@@ -89,6 +95,7 @@ public final class LedgerEvent
         readQuery = null;
         channel = null;
         keepAlive = true;
+        batchReply = false;
         journalFailed = false;
         notDurable = false;
         immediateBody = null;

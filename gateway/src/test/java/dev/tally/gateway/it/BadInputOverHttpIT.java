@@ -256,6 +256,39 @@ class BadInputOverHttpIT extends OneServerPerTest
         assertUnchangedAndStillServing();
     }
 
+    @Test
+    void shouldAnswer401ForARepeatedAuthorizationEvenWhenOneOfThemIsValid()
+    {
+        final TallyClient anonymous = client.withApiKey(null);
+        final HttpRequest.Builder request = anonymous.request("/v1/transfers")
+            .header("Authorization", "Bearer " + Servers.TENANT_KEY)
+            .header("Authorization", "Bearer someone-elses-key")
+            .header("Idempotency-Key", "twice-auth")
+            .POST(HttpRequest.BodyPublishers.ofString(TallyClient.transferJson(CUSTOMER, MERCHANT, "1.00", TRY, null)));
+
+        final Reply reply = anonymous.send(request);
+
+        assertEquals(401, reply.status(), reply::toString);
+        assertEquals("unauthorized", reply.problemSlug());
+        assertUnchangedAndStillServing();
+    }
+
+    @Test
+    void shouldAnswer400ForARepeatedIdempotencyKeyAndApplyNothing()
+    {
+        final HttpRequest.Builder request = client.request("/v1/transfers")
+            .header("Idempotency-Key", "first-value")
+            .header("Idempotency-Key", "second-value")
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(TallyClient.transferJson(CUSTOMER, MERCHANT, "1.00", TRY, null)));
+
+        final Reply reply = client.send(request);
+
+        assertEquals(400, reply.status(), reply::toString);
+        assertEquals("idempotency-key-invalid", reply.problemSlug());
+        assertUnchangedAndStillServing();
+    }
+
     // ---- HTTP limits ----
 
     @Test

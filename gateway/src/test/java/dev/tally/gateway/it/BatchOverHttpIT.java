@@ -162,6 +162,31 @@ class BatchOverHttpIT extends OneServerPerTest
     }
 
     @Test
+    void shouldAnswerABatchOfOneOperationInTheBatchShape()
+    {
+        final String one = "{\"operations\":[" +
+            operation("transfer", "only-1", TallyClient.transferJson(CUSTOMER, MERCHANT, "5.00", TRY, null)) + "]}";
+
+        final Reply reply = client.batch(one);
+        final Reply again = client.batch(one);
+
+        assertEquals(200, reply.status(), reply::toString);
+        assertFalse(reply.json().get("atomic").asBoolean());
+        assertEquals(1, reply.json().get("results").size());
+        assertResult(reply.json().get("results"), 0, 201, null);
+        assertEquals(200, again.status(), again::toString);
+        assertTrue(again.json().get("results").at(0).get("replayed").asBoolean());
+        assertEquals(reply.json().get("results").at(0).get("body").toString(), again.json().get("results").at(0).get("body").toString());
+
+        final Reply refused = client.batch("{\"atomic\":true,\"operations\":[" +
+            operation("transfer", "only-2", TallyClient.transferJson(CUSTOMER, MERCHANT, "5000.00", TRY, null)) + "]}");
+
+        assertEquals(200, refused.status(), refused::toString);
+        assertResult(refused.json().get("results"), 0, 422, "insufficient-funds");
+        assertEquals("195.00", available(CUSTOMER));
+    }
+
+    @Test
     void shouldRejectABatchWithAnInvalidOperationWith400AndApplyNothing()
     {
         final String batch = "{\"operations\":[" +

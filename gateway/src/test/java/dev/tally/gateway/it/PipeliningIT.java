@@ -81,6 +81,80 @@ class PipeliningIT extends OneServerPerTest
     }
 
     @Test
+    void shouldAnswerAnUnframeableRequestAfterTheTransferPipelinedBeforeItThenClose() throws Exception
+    {
+        final String hugeHeader = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: " + "x".repeat(20 * 1024) + "\r\n\r\n";
+
+        assertRefusedInOrderAfterATransfer("3.00", hugeHeader, "431 headers-too-large");
+    }
+
+    @Test
+    void shouldAnswerAnOversizedBodyAfterTheTransferPipelinedBeforeItThenClose() throws Exception
+    {
+        final String oversized = "POST /v1/transfers HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: big\r\n" +
+            "Content-Type: application/json\r\nContent-Length: 50000000\r\n\r\n{\"amount\":";
+
+        assertRefusedInOrderAfterATransfer("4.00", oversized, "413 body-too-large");
+    }
+
+    /** Pipelines a transfer of {@code amount}, then {@code refused}: the transfer's 201, then the refusal, then the close. */
+    private void assertRefusedInOrderAfterATransfer(final String amount, final String refused, final String expected) throws Exception
+    {
+        final String reference = "before-" + expected.substring(0, 3);
+        final String transfer = RawConnection.request("POST", "/v1/transfers", reference,
+            TallyClient.transferJson(1, 2, amount, TRY, reference));
+        try (RawConnection connection = new RawConnection(server.port()))
+        {
+            connection.write(transfer + refused);
+
+            final RawConnection.RawResponse first = connection.read();
+            final RawConnection.RawResponse second = connection.read();
+
+            assertEquals("201 " + reference, describe(first), "the transfer's reply leaves first");
+            assertEquals(expected, describe(second), second::toString);
+            assertEquals("close", second.headers().get("connection"));
+            assertTrue(connection.closedByServer(), "closed after the reply to a request that could not be framed");
+        }
+        assertEquals(amount, available(2));
+    }
+
+    @Test
+    void shouldAnswerAnOversizedBodyThatExpectsContinueWithTheProblemNotABareStatus() throws Exception
+    {
+        final String oversized = "POST /v1/transfers HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: big\r\n" +
+            "Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n";
+        try (RawConnection connection = new RawConnection(server.port()))
+        {
+            connection.write(oversized);
+
+            final RawConnection.RawResponse refused = connection.read();
+
+            assertEquals("413 body-too-large", describe(refused), refused::toString);
+            assertEquals("application/problem+json", refused.headers().get("content-type"));
+        }
+    }
+
+    @Test
+    void shouldApplyNothingPipelinedBehindARequestThatSaysConnectionClose() throws Exception
+    {
+        final String last = RawConnection.request("POST", "/v1/accounts", "acc-40", TallyClient.accountJson(40, TRY, false))
+            .replace("Host: 127.0.0.1\r\n", "Host: 127.0.0.1\r\nConnection: close\r\n");
+        final String behind = RawConnection.request("POST", "/v1/accounts", "acc-41", TallyClient.accountJson(41, TRY, false));
+        try (RawConnection connection = new RawConnection(server.port()))
+        {
+            connection.write(last + behind);
+
+            final RawConnection.RawResponse created = connection.read();
+
+            assertEquals(201, created.status(), created::toString);
+            assertEquals("close", created.headers().get("connection"));
+            assertTrue(connection.closedByServer());
+        }
+        assertEquals(200, client.account(40).status());
+        assertEquals(404, client.account(41).status(), "a request behind Connection: close is not applied");
+    }
+
+    @Test
     void shouldEscapeAnEchoedPathInTheProblemBody() throws Exception
     {
         try (RawConnection connection = new RawConnection(server.port()))
