@@ -46,9 +46,19 @@ import dev.tally.ledger.transfer.TransferTable;
  */
 public final class Ledger
 {
-    /** Undo records one atomic operation may need at most (a hot-account capture touches 129 sub-balances). */
-    private static final int UNDO_PER_OPERATION_MAX = 4 * LedgerLimits.SUB_BALANCES_MAX + 8;
-    /** Undo records an atomic batch may hold: room for every operation of a full batch at typical cost. */
+    /**
+     * Undo records one atomic operation may need at most: one per sub-balance it changes (a sub-balance is recorded
+     * once per command, see {@link Accounts}), all 64 of one account plus the credited one, and at most three
+     * more: a transfer, capture or reversal adds its transfer and one of a reference, a removed hold or a reversed
+     * amount, and its key is stored. A hold or void needs 66 at most, opening an account or marking a hold unknown 2.
+     */
+    private static final int UNDO_PER_OPERATION_MAX = LedgerLimits.SUB_BALANCES_MAX + 1 + 3;
+    /**
+     * Undo records an atomic batch may hold (65,520 of 32 bytes: 2 MiB): a full batch of operations averaging fewer
+     * than 8 (a transfer between ordinary accounts needs 5), or 963 operations of the costliest kind. An
+     * operation starts only while {@link #UNDO_PER_OPERATION_MAX} more fit; once they do not, it is refused with
+     * {@code CAPACITY_EXCEEDED} and the batch rolls back, storing nothing (docs/ARCHITECTURE.md, "Batches").
+     */
     private static final int UNDO_RECORDS_MAX = LedgerLimits.BATCH_OPERATIONS_MAX * 8;
 
     private final LedgerConfig config;
@@ -92,6 +102,7 @@ public final class Ledger
         references = new ReferenceTable(config.referencesMax());
         holds = new HoldTable(config.holdsMax(), undo);
         postings = new Postings(accounts, transfers, references, holds, effects, undo);
+        // LedgerConfig bounds the windows (WINDOW_MS_LIMIT) so that these cannot overflow.
         keyRetentionNs = config.keyRetentionMs() * 1_000_000L;
         referenceRetentionNs = config.referenceRetentionMs() * 1_000_000L;
         reversalWindowNs = config.reversalWindowMs() * 1_000_000L;

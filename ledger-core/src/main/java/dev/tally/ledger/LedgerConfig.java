@@ -1,10 +1,22 @@
 package dev.tally.ledger;
 
+import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.hold.HoldTable;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.idempotency.IdempotencyTable;
+import dev.tally.ledger.transfer.ReferenceTable;
+import dev.tally.ledger.transfer.TransferTable;
+
 /**
  * Capacities and retention windows of the in-memory state. Every table is allocated once, at its
  * maximum, when the ledger is built (static allocation: no growth, no surprise pauses); reaching a
  * maximum is a {@link dev.tally.ledger.result.ResultCode#CAPACITY_EXCEEDED} rejection, never an
  * out-of-memory crash. Per-item costs are documented in docs/ARCHITECTURE.md ("Memory").
+ *
+ * <p>Each capacity is bounded by what its table can address: every backing array must fit one Java array,
+ * so that no offset computed in {@code int} can wrap (the {@code *_LIMIT} constants); each window by what
+ * its nanoseconds fit in a {@code long}; the expiries of a tick by the ids its events can take. A larger
+ * value is refused here, at start-up, never met later by a command halfway through its changes.
  *
  * @param accountsMax         accounts the ledger can hold.
  * @param subBalancesMax      sub-balances across all accounts (an ordinary account uses 1).
@@ -17,7 +29,9 @@ package dev.tally.ledger;
  *                            constraint is the backstop after that).
  * @param reversalWindowMs    how long a transfer stays reversible from memory.
  * @param expiriesPerTickMax  keys, references, transfers and holds expired by one tick, each: bounds
- *                            the work one tick does on the business thread.
+ *                            the work one tick does on the business thread. At most
+ *                            {@link #EXPIRIES_PER_TICK_MAX_LIMIT}: each expired hold is an event of the
+ *                            tick, and a command's events are told apart by a 14-bit ordinal in their ids.
  */
 public record LedgerConfig(
     int accountsMax,
@@ -34,34 +48,48 @@ public record LedgerConfig(
     /** 24 hours, the spec's default key retention. */
     public static final long DAY_MS = 24L * 60 * 60 * 1000;
 
+    /** Largest {@code accountsMax}: 8 longs of record and at least 2 of sub-balance pair per account, in one array. */
+    public static final int ACCOUNTS_MAX_LIMIT = Accounts.ACCOUNTS_MAX;
+    /** Longs the account records (8 per account) and sub-balance pairs (2 per sub-balance) may fill together. */
+    public static final int ACCOUNT_CELLS_MAX = Integer.MAX_VALUE - 64;
+    /** Largest {@code idempotencyKeysMax}: 12 longs per key in one array. */
+    public static final int IDEMPOTENCY_KEYS_MAX_LIMIT = IdempotencyTable.CAPACITY_MAX;
+    /** Largest {@code referencesMax}: 4 longs per reference in one array. */
+    public static final int REFERENCES_MAX_LIMIT = ReferenceTable.CAPACITY_MAX;
+    /** Largest {@code transfersMax}: 64 bytes of reference text per transfer in one array. */
+    public static final int TRANSFERS_MAX_LIMIT = TransferTable.CAPACITY_MAX;
+    /** Largest {@code holdsMax}: the holds' index keeps 4 longs or more per hold in one array. */
+    public static final int HOLDS_MAX_LIMIT = HoldTable.CAPACITY_MAX;
+    /** Largest retention window or reversal window, in ms (about 292 years): its nanoseconds must fit a long. */
+    public static final long WINDOW_MS_LIMIT = Long.MAX_VALUE / 1_000_000L;
+    /** Largest {@code expiriesPerTickMax}: the expired holds of one tick take event ordinals 0, 1, 2… */
+    public static final int EXPIRIES_PER_TICK_MAX_LIMIT = Uuid7.ORDINAL_MAX + 1;
+
     /** Validates every limit once, at startup, with a message that names it. */
     public LedgerConfig
     {
-        requirePositive("accountsMax", accountsMax);
-        requirePositive("subBalancesMax", subBalancesMax);
-        requirePositive("idempotencyKeysMax", idempotencyKeysMax);
-        requirePositive("referencesMax", referencesMax);
-        requirePositive("transfersMax", transfersMax);
-        requirePositive("holdsMax", holdsMax);
-        requirePositive("keyRetentionMs", keyRetentionMs);
-        requirePositive("referenceRetentionMs", referenceRetentionMs);
-        requirePositive("reversalWindowMs", reversalWindowMs);
-        requirePositive("expiriesPerTickMax", expiriesPerTickMax);
+        requireInRange("accountsMax", accountsMax, ACCOUNTS_MAX_LIMIT, "its records and sub-balances fill one array");
+        requirePositive("subBalancesMax", subBalancesMax);   // its bound depends on accountsMax: below
+        requireInRange("idempotencyKeysMax", idempotencyKeysMax, IDEMPOTENCY_KEYS_MAX_LIMIT, "its records fill one array");
+        requireInRange("referencesMax", referencesMax, REFERENCES_MAX_LIMIT, "its records fill one array");
+        requireInRange("transfersMax", transfersMax, TRANSFERS_MAX_LIMIT, "their reference texts fill one array");
+        requireInRange("holdsMax", holdsMax, HOLDS_MAX_LIMIT, "its index fills one array");
+        requireInRange("keyRetentionMs", keyRetentionMs, WINDOW_MS_LIMIT, "its nanoseconds fit a long");
+        requireInRange("referenceRetentionMs", referenceRetentionMs, WINDOW_MS_LIMIT, "its nanoseconds fit a long");
+        requireInRange("reversalWindowMs", reversalWindowMs, WINDOW_MS_LIMIT, "its nanoseconds fit a long");
+        requireInRange("expiriesPerTickMax", expiriesPerTickMax, EXPIRIES_PER_TICK_MAX_LIMIT,
+            "a tick's expired holds are told apart by a 14-bit ordinal in their event ids");
         if (subBalancesMax < accountsMax)
         {
             throw new IllegalArgumentException(
                 "subBalancesMax (" + subBalancesMax + ") must be >= accountsMax (" + accountsMax + "): every account has one");
         }
-        if ((long)accountsMax * 8 + (long)subBalancesMax * 2 > Integer.MAX_VALUE - 64)
+        final long subBalancesAllowed = (ACCOUNT_CELLS_MAX - 8L * accountsMax) / 2;
+        if (subBalancesMax > subBalancesAllowed)
         {
-            throw new IllegalArgumentException("accountsMax x 8 + subBalancesMax x 2 longs must fit one array (" +
-                (Integer.MAX_VALUE - 64) + "): the account records and sub-balance pairs share it");
-        }
-        final int hashCapacityMax = 1 << 29;
-        if (idempotencyKeysMax > hashCapacityMax || referencesMax > hashCapacityMax || transfersMax > hashCapacityMax ||
-            holdsMax > hashCapacityMax || accountsMax > hashCapacityMax)
-        {
-            throw new IllegalArgumentException("a capacity exceeds " + hashCapacityMax);
+            throw new IllegalArgumentException("subBalancesMax must be <= " + subBalancesAllowed + " with accountsMax " +
+                accountsMax + ", was " + subBalancesMax + ": accountsMax x 8 + subBalancesMax x 2 longs must fit one array (" +
+                ACCOUNT_CELLS_MAX + "), the account records and sub-balance pairs share it");
         }
     }
 
@@ -98,6 +126,15 @@ public record LedgerConfig(
         if (value <= 0)
         {
             throw new IllegalArgumentException(name + " must be > 0, was " + value);
+        }
+    }
+
+    private static void requireInRange(final String name, final long value, final long max, final String why)
+    {
+        requirePositive(name, value);
+        if (value > max)
+        {
+            throw new IllegalArgumentException(name + " must be <= " + max + " (" + why + "), was " + value);
         }
     }
 }

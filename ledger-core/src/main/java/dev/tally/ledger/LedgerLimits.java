@@ -37,6 +37,12 @@ public final class LedgerLimits
     /** Overdraft limits are bounded so that the funds check {@code floor + amount} cannot overflow. */
     public static final long OVERDRAFT_LIMIT_MAX_MINOR = 1L << 62;
 
+    /**
+     * The longest Java array every JVM allocates ({@code Integer.MAX_VALUE} itself is refused by some): every
+     * table's backing arrays must fit it, and {@link LedgerConfig} refuses capacities that would not.
+     */
+    public static final int ARRAY_LENGTH_MAX = Integer.MAX_VALUE - 8;
+
     private LedgerLimits()
     {
     }

@@ -322,6 +322,7 @@ final class Postings
             return;
         }
         final int debitSlot = accounts.slotOf(heldAccount, c.tenantId);
+        // Unconstrained: checked before the release, which only raises available, so the check after it passes.
         if (!accounts.canCredit(creditSlot, amount, c.journalIndex) ||
             (!accounts.isConstrained(debitSlot) && accounts.checkDraw(debitSlot, amount, false, c.journalIndex) != Accounts.Funds.OK))
         {
@@ -389,6 +390,7 @@ final class Postings
         final int currency = holds.currency(hold);
         accounts.release(accounts.slotOf(accountId, tenant), amount);
         holds.remove(hold);
+        // One ordinal per expired hold: LedgerConfig keeps expiriesPerTickMax within the ids' 14-bit ordinals.
         effects.event(EventType.HOLD_EXPIRED, tick.journalIndex, tick.timestampNs, eventOrdinal++, tenant, holdIndex,
             accountId, 0, amount, currency, 0);
     }

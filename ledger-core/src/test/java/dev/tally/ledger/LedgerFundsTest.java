@@ -122,6 +122,42 @@ class LedgerFundsTest
     }
 
     @Test
+    void shouldRejectHoldOrDebitThatWouldPushAvailableOfUnconstrainedAccountBelowTheLongRange()
+    {
+        // FUNDING (unconstrained) is at posted -(2^63 - 11): 11 more of holds or debits take available to Long.MIN_VALUE
+        d.apply(cmd.transfer("fund", FUNDING, ALICE, Long.MAX_VALUE - 10));
+
+        final Result tooMuch = d.apply(cmd.hold("hold-12", FUNDING, 12, 1_000));
+
+        assertEquals(ResultCode.AMOUNT_OVERFLOW, tooMuch.code, "posted - held would wrap to a huge positive available");
+        assertEquals(0, d.held(FUNDING));
+        assertEquals(ResultCode.OK, d.apply(cmd.hold("hold-10", FUNDING, 10, 1_000)).code);
+        assertEquals(Long.MIN_VALUE + 1, d.available(FUNDING));
+        assertEquals(ResultCode.AMOUNT_OVERFLOW, d.apply(cmd.transfer("debit-2", FUNDING, BOB, 2)).code,
+            "a debit lowers available as a hold does");
+        assertEquals(ResultCode.OK, d.apply(cmd.transfer("debit-1", FUNDING, BOB, 1)).code);
+        assertEquals(Long.MIN_VALUE, d.available(FUNDING));
+        assertEquals(-(Long.MAX_VALUE - 9), d.posted(FUNDING));
+    }
+
+    @Test
+    void shouldKeepAvailableOfUnconstrainedHotAccountInTheLongRangeInTotal()
+    {
+        d.apply(cmd.createAccount("open-hot-funding", OVERDRAWN, Commands.USD, 4, false, 0));
+        // spread posted over the sub-balances so that no single one is near the bound, only their sum
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(ResultCode.OK, d.apply(cmd.transfer("out-" + i, OVERDRAWN, ALICE, Long.MAX_VALUE / 4)).code);
+        }
+        final long available = d.available(OVERDRAWN);
+        final long room = available - Long.MIN_VALUE;
+
+        assertEquals(ResultCode.AMOUNT_OVERFLOW, d.apply(cmd.hold("hold-over", OVERDRAWN, room + 1, 1_000)).code);
+        assertEquals(ResultCode.OK, d.apply(cmd.hold("hold-to-bound", OVERDRAWN, room, 1_000)).code);
+        assertEquals(Long.MIN_VALUE, d.available(OVERDRAWN));
+    }
+
+    @Test
     void shouldRejectTransferToTheSameAccount()
     {
         d.apply(cmd.transfer("fund", FUNDING, ALICE, 100));

@@ -1,10 +1,15 @@
 package dev.tally.ledger;
 
+import dev.tally.ledger.effect.EffectLog;
 import dev.tally.ledger.effect.EventType;
+import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import java.util.HashSet;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -26,6 +31,32 @@ class LedgerHoldTest
         d.apply(cmd.createAccount("open-alice", ALICE));
         d.apply(cmd.createAccount("open-merchant", MERCHANT));
         d.apply(cmd.transfer("fund-alice", FUNDING, ALICE, 1_000));
+    }
+
+    @Test
+    void shouldGiveEveryHoldThatTheLargestTickBudgetExpiresItsOwnEventId()
+    {
+        final int holds = LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT;
+        final long day = LedgerConfig.DAY_MS;
+        final LedgerDriver full = new LedgerDriver(new LedgerConfig(10, 10, holds + 10, 10, 10, holds, day, day, day, holds));
+        final Commands commands = full.commands;
+        full.apply(commands.createFundingAccount("open-funding", FUNDING));
+        for (int i = 0; i < holds; i++)
+        {
+            assertEquals(ResultCode.OK, full.apply(commands.hold("hold-" + i, FUNDING, 1, 60_000)).code);
+        }
+
+        final Result tick = full.apply(commands.tick(120_000));
+
+        assertEquals(holds, tick.extra, "holds expired by this tick");
+        final EffectLog effects = full.ledger.effects();
+        final Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < effects.eventCount(); i++)
+        {
+            assertEquals(EventType.HOLD_EXPIRED, effects.eventType(i));
+            ids.add(Uuid7.lo(effects.eventCommandIndex(i), effects.eventOrdinal(i)));
+        }
+        assertEquals(holds, ids.size(), "one id per event: the outbox keeps them all");
     }
 
     @Test

@@ -10,24 +10,31 @@ import picocli.CommandLine;
  */
 public final class LedgerOptions
 {
-    @CommandLine.Option(names = "--accounts-max", defaultValue = "1000000", description = "Accounts held in memory (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--accounts-max", defaultValue = "1000000",
+        description = "Accounts held in memory, at most " + LedgerConfig.ACCOUNTS_MAX_LIMIT + " (default: ${DEFAULT-VALUE}).")
     int accountsMax;
 
-    @CommandLine.Option(names = "--sub-balances-max", defaultValue = "2000000", description = "Sub-balances across all accounts (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--sub-balances-max", defaultValue = "2000000",
+        description = "Sub-balances across all accounts, at least --accounts-max; 8 x --accounts-max + 2 x this at most " +
+            LedgerConfig.ACCOUNT_CELLS_MAX + " (default: ${DEFAULT-VALUE}).")
     int subBalancesMax;
 
-    @CommandLine.Option(names = "--keys-max", defaultValue = "2000000", description = "Idempotency keys kept (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--keys-max", defaultValue = "2000000",
+        description = "Idempotency keys kept, at most " + LedgerConfig.IDEMPOTENCY_KEYS_MAX_LIMIT + " (default: ${DEFAULT-VALUE}).")
     int keysMax;
 
-    @CommandLine.Option(names = "--transfers-max", defaultValue = "1000000", description = "Transfers (and references) kept for reversal (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--transfers-max", defaultValue = "1000000",
+        description = "Transfers (and references) kept for reversal, at most " + LedgerConfig.TRANSFERS_MAX_LIMIT +
+            " (default: ${DEFAULT-VALUE}).")
     int transfersMax;
 
-    @CommandLine.Option(names = "--holds-max", defaultValue = "1000000", description = "Live holds (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--holds-max", defaultValue = "1000000",
+        description = "Live holds, at most " + LedgerConfig.HOLDS_MAX_LIMIT + " (default: ${DEFAULT-VALUE}).")
     int holdsMax;
 
     @CommandLine.Option(names = "--key-retention-ms", defaultValue = "86400000",
         description = "How long an idempotency key and its stored reply are kept, in journaled time; also the reference and " +
-            "reversal windows unless set apart (default: ${DEFAULT-VALUE}).")
+            "reversal windows unless set apart; at most " + LedgerConfig.WINDOW_MS_LIMIT + " like them (default: ${DEFAULT-VALUE}).")
     long keyRetentionMs;
 
     @CommandLine.Option(names = "--reference-retention-ms",
@@ -39,8 +46,9 @@ public final class LedgerOptions
     Long reversalWindowMs;
 
     @CommandLine.Option(names = "--expiries-per-tick-max", defaultValue = "10000",
-        description = "Expired keys, references and transfers dropped per tick at most, so that cleanup never stalls the " +
-            "business thread (default: ${DEFAULT-VALUE}).")
+        description = "Expired holds, keys, references and transfers dropped per tick at most, so that cleanup never stalls " +
+            "the business thread; at most " + LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT + ", the event ids one tick can " +
+            "give (default: ${DEFAULT-VALUE}).")
     int expiriesPerTickMax;
 
     /**
@@ -50,26 +58,30 @@ public final class LedgerOptions
     public LedgerConfig toConfig()
     {
         // Named here by flag; LedgerConfig checks the same bounds again (and how the capacities relate).
-        requirePositive("--accounts-max", accountsMax);
-        requirePositive("--sub-balances-max", subBalancesMax);
-        requirePositive("--keys-max", keysMax);
-        requirePositive("--transfers-max", transfersMax);
-        requirePositive("--holds-max", holdsMax);
-        requirePositive("--key-retention-ms", keyRetentionMs);
+        requireInRange("--accounts-max", accountsMax, LedgerConfig.ACCOUNTS_MAX_LIMIT);
+        requireInRange("--sub-balances-max", subBalancesMax, LedgerConfig.ACCOUNT_CELLS_MAX / 2);
+        requireInRange("--keys-max", keysMax, LedgerConfig.IDEMPOTENCY_KEYS_MAX_LIMIT);
+        requireInRange("--transfers-max", transfersMax, LedgerConfig.TRANSFERS_MAX_LIMIT);   // below the references' limit
+        requireInRange("--holds-max", holdsMax, LedgerConfig.HOLDS_MAX_LIMIT);
+        requireInRange("--key-retention-ms", keyRetentionMs, LedgerConfig.WINDOW_MS_LIMIT);
         final long references = referenceRetentionMs == null ? keyRetentionMs : referenceRetentionMs;
         final long reversals = reversalWindowMs == null ? keyRetentionMs : reversalWindowMs;
-        requirePositive("--reference-retention-ms", references);
-        requirePositive("--reversal-window-ms", reversals);
-        requirePositive("--expiries-per-tick-max", expiriesPerTickMax);
+        requireInRange("--reference-retention-ms", references, LedgerConfig.WINDOW_MS_LIMIT);
+        requireInRange("--reversal-window-ms", reversals, LedgerConfig.WINDOW_MS_LIMIT);
+        requireInRange("--expiries-per-tick-max", expiriesPerTickMax, LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT);
         return new LedgerConfig(accountsMax, subBalancesMax, keysMax, transfersMax, transfersMax, holdsMax,
             keyRetentionMs, references, reversals, expiriesPerTickMax);
     }
 
-    private static void requirePositive(final String flag, final long value)
+    private static void requireInRange(final String flag, final long value, final long max)
     {
         if (value <= 0)
         {
             throw new IllegalArgumentException(flag + " must be > 0, was " + value);
+        }
+        if (value > max)
+        {
+            throw new IllegalArgumentException(flag + " must be <= " + max + ", was " + value);
         }
     }
 }

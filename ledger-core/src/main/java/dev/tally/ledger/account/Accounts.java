@@ -18,7 +18,8 @@ import dev.tally.ledger.image.StateImage;
  * they exist so that the PostgreSQL read model updates many rows, not one hot row.
  *
  * <p>An account's balance is the sum of its sub-balances, so every credit and debit keeps that sum, not
- * only the sub-balance it changes, inside the 64-bit range.
+ * only the sub-balance it changes, inside the 64-bit range; on an unconstrained account, which has no floor,
+ * every debit and hold keeps available ({@code posted - held}) inside it too, per sub-balance and in total.
  *
  * <h2>Layout: one cache line per account</h2>
  * A transfer between two ordinary accounts reads and writes everything it needs about each account in
@@ -207,13 +208,17 @@ public final class Accounts
         final int count = countOf(shape);
         if ((shape & CONSTRAINED_BIT) == 0)
         {
+            // No floor, but available (posted - held) must stay a long, of the sub-balance drawn from and of the
+            // account, or it wraps (a read shows it as a huge positive): both fall by the amount. That bounds a
+            // debit's posted too (held >= 0). Every draw keeps this, and credits and releases only raise
+            // available, so the differences below are exact.
             final int sub = subOffset(record, debitSub(count, journalIndex));
-            if (intoHeld)
+            final long floor = Long.MIN_VALUE + amount;
+            if (cells[sub] - cells[sub + 1] < floor || (count > 1 && postedTotal(slot) - heldTotal(slot) < floor))
             {
-                return cells[sub + 1] <= Long.MAX_VALUE - amount && heldTotal(slot) <= Long.MAX_VALUE - amount ?
-                    Funds.OK : Funds.OVERFLOW;
+                return Funds.OVERFLOW;
             }
-            return cells[sub] >= Long.MIN_VALUE + amount && postedTotal(slot) >= Long.MIN_VALUE + amount ?
+            return !intoHeld || (cells[sub + 1] <= Long.MAX_VALUE - amount && heldTotal(slot) <= Long.MAX_VALUE - amount) ?
                 Funds.OK : Funds.OVERFLOW;
         }
         if (count == 1)
@@ -384,14 +389,19 @@ public final class Accounts
         cells[offset + 1] = heldValue;
     }
 
-    /** Before a sub-balance changes: its old values for the undo log, and its place in the touched list. */
+    /**
+     * Before a sub-balance changes: at its first change in the command, its place in the touched list and its
+     * values for the undo log. Once per command is enough (a rollback restores the values from before the
+     * command, and each operation of a batch is a command): a capture, which releases and then debits the same
+     * sub-balances, needs one record per sub-balance, not two, so an operation needs at most 65 of them.
+     */
     private void saveSub(final int slot, final int record, final int i, final int sub)
     {
-        undo.record(UndoLog.SUB_BALANCE, sub, cells[sub], cells[sub + 1]);
         final long touched = cells[record + TOUCHED];
         final long bit = 1L << i;
         if ((touched & bit) == 0)
         {
+            undo.record(UndoLog.SUB_BALANCE, sub, cells[sub], cells[sub + 1]);
             cells[record + TOUCHED] = touched | bit;
             touchedSlots[touchedCount] = slot;
             touchedSubs[touchedCount++] = (byte)i;

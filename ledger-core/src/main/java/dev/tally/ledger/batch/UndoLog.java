@@ -5,9 +5,12 @@ package dev.tally.ledger.batch;
  *
  * <p>Each record is a kind and up to three {@code long} operands, appended while a batch is open and
  * walked backwards on rollback by {@link dev.tally.ledger.Ledger}. Records are fixed-width in one
- * pre-allocated array; an atomic batch that would need more than {@code capacity} records is rejected
- * before it changes anything more (capacity is sized for {@link dev.tally.ledger.LedgerLimits#BATCH_OPERATIONS_MAX}
- * operations of the largest kind).
+ * pre-allocated array; an operation that might need more records than are left is refused before it changes
+ * anything ({@link #hasRoomFor}), and the ledger then rolls the whole batch back. The ledger's capacity holds
+ * a full batch ({@link dev.tally.ledger.LedgerLimits#BATCH_OPERATIONS_MAX} operations) of ordinary ones
+ * (about 5 records each), not of the costliest kind (one drawing on all 64 sub-balances of a hot account: 68
+ * records), of which it holds 963: see {@code Ledger.UNDO_RECORDS_MAX} and docs/ARCHITECTURE.md ("Batches and
+ * atomicity").
  */
 public final class UndoLog
 {

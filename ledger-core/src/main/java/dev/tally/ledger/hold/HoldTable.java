@@ -29,6 +29,12 @@ public final class HoldTable
      * deadline, status.
      */
     public static final int IMAGE_STRIDE = 8;
+    /**
+     * The most holds a table holds: its (journal index → slot) map is sized at twice the capacity, rounded up to a
+     * power of two, with two longs per bucket in one array, which must stay below 2^31 entries. The other arrays
+     * are one element per hold. {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code holdsMax}.
+     */
+    public static final int CAPACITY_MAX = 1 << 28;
 
     private final int capacity;
     private final long[] indexes;
@@ -51,8 +57,13 @@ public final class HoldTable
     private int liveCount;
     private int unknownCount;
 
+    /** @param capacity the most live holds, at most {@link #CAPACITY_MAX}. */
     public HoldTable(final int capacity, final UndoLog undo)
     {
+        if (capacity < 1 || capacity > CAPACITY_MAX)
+        {
+            throw new IllegalArgumentException("capacity must be in [1, " + CAPACITY_MAX + "], was " + capacity);
+        }
         this.capacity = capacity;
         this.undo = undo;
         indexes = new long[capacity];
@@ -72,7 +83,7 @@ public final class HoldTable
             freeSlots[i] = capacity - 1 - i;
         }
         freeCount = capacity;
-        slotByIndex = new Long2LongHashMap(Math.max(16, (int)Math.min(1 << 30, capacity * 2L)), 0.65f, -1);
+        slotByIndex = new Long2LongHashMap(Math.max(16, capacity * 2), 0.65f, -1);
     }
 
     /** @return the slot of the live hold created at {@code journalIndex}, or -1. */

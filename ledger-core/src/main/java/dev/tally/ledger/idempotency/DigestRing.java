@@ -1,5 +1,6 @@
 package dev.tally.ledger.idempotency;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.image.LongSection;
 import dev.tally.ledger.image.RingCopy;
@@ -30,17 +31,32 @@ public final class DigestRing
     private int tailPosition;
 
     /**
-     * @param capacity  the most records kept at once.
+     * @param capacity  the most records kept at once, at most {@link #capacityMax capacityMax(stride)}.
      * @param stride    longs per record, the digest's two included.
      * @param timeField the record's field holding the time {@link #expire} compares.
      */
     public DigestRing(final int capacity, final int stride, final int timeField)
     {
+        if (capacity < 1 || capacity > capacityMax(stride))
+        {
+            throw new IllegalArgumentException("capacity must be in [1, " + capacityMax(stride) + "] for records of " + stride +
+                " longs, was " + capacity);
+        }
         this.capacity = capacity;
         this.stride = stride;
         this.timeField = timeField;
         ring = new long[capacity * stride];
         index = new Digest128Index(capacity, ring, 0, stride, DIGEST_HI, DIGEST_LO);
+    }
+
+    /**
+     * @return the most records of {@code stride} longs a ring holds: its records fill one {@code long[]} (so that
+     * every offset {@code position * stride} is an {@code int}), and its index addresses at most
+     * {@link Digest128Index#CAPACITY_MAX} of them.
+     */
+    public static int capacityMax(final int stride)
+    {
+        return Math.min(LedgerLimits.ARRAY_LENGTH_MAX / stride, Digest128Index.CAPACITY_MAX);
     }
 
     /** @return the records: position {@code p}'s fields start at {@code p * stride}. */

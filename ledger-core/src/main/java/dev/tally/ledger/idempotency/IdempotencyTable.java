@@ -1,5 +1,6 @@
 package dev.tally.ledger.idempotency;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.image.LongSection;
@@ -22,6 +23,11 @@ import dev.tally.ledger.result.ResultCode;
 public final class IdempotencyTable
 {
     private static final int STRIDE = 12;
+    /**
+     * The most keys a table holds: their records fill one {@code long[]} (178,956,969; the index addresses more).
+     * {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code idempotencyKeysMax}.
+     */
+    public static final int CAPACITY_MAX = LedgerLimits.ARRAY_LENGTH_MAX / STRIDE;
     // fields 0 and 1: the key digest, where DigestRing keeps it
     private static final int FP_HI = 2;
     private static final int FP_LO = 3;
@@ -38,7 +44,7 @@ public final class IdempotencyTable
     /** {@link #keys}' records, read and written in place. */
     private final long[] ring;
 
-    /** @param capacity the most keys kept at once. */
+    /** @param capacity the most keys kept at once, at most {@link #CAPACITY_MAX}. */
     public IdempotencyTable(final int capacity)
     {
         keys = new DigestRing(capacity, STRIDE, ORIGIN_TIME);

@@ -1,18 +1,17 @@
 package dev.tally.ledger.image;
 
+import dev.tally.ledger.LedgerLimits;
+
 /** How a section grows: a quarter of headroom, so that steady growth of the state reallocates rarely. */
 final class ImageCapacity
 {
-    /** Java arrays stop a little short of {@code Integer.MAX_VALUE}. */
-    private static final int ARRAY_LENGTH_MAX = Integer.MAX_VALUE - 8;
-
     private ImageCapacity()
     {
     }
 
     static int withHeadroom(final int length)
     {
-        return (int)Math.min(ARRAY_LENGTH_MAX, length + (long)length / 4 + 64);
+        return (int)Math.min(LedgerLimits.ARRAY_LENGTH_MAX, length + (long)length / 4 + 64);
     }
 
     /**
@@ -21,6 +20,6 @@ final class ImageCapacity
      */
     static int withMargin(final int length)
     {
-        return (int)Math.min(ARRAY_LENGTH_MAX, length + (long)length / 8 + 64);
+        return (int)Math.min(LedgerLimits.ARRAY_LENGTH_MAX, length + (long)length / 8 + 64);
     }
 }
