@@ -290,14 +290,20 @@ public final class Ledger
      * (an atomic batch is rolled back and stores nothing; a non-atomic one keeps what it applied), so that
      * reads served before that next command never show half an atomic batch. Replaying the same journal
      * later, the next command settles it at the same point with the same outcome.
+     *
+     * @return true when an atomic batch was rolled back here: its unit is now complete, with no effects, and is
+     *         recorded like any other ({@code isUnitComplete()} holds), so that the PostgreSQL watermark covers its
+     *         journal indexes and the read model and the journal agree on where the ledger stands.
      */
-    public void endReplay()
+    public boolean endReplay()
     {
-        if (batchNextPosition != batchSize)
+        if (batchNextPosition == batchSize)
         {
-            abortIncompleteBatch();
-            batchNextPosition = batchSize;
+            return false;
         }
+        abortIncompleteBatch();
+        batchNextPosition = batchSize;
+        return batchAtomic;
     }
 
     /**

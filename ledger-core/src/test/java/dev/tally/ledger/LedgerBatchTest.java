@@ -304,13 +304,29 @@ class LedgerBatchTest
         d.apply(batch[0]);
         d.apply(batch[1]);
 
-        d.ledger.endReplay();
+        final boolean rolledBack = d.ledger.endReplay();
 
+        assertTrue(rolledBack, "the caller records the batch's empty unit, so that PostgreSQL's watermark covers it");
+        assertTrue(d.ledger.isUnitComplete());
+        assertEquals(0, d.ledger.effects().entryCount(), "an empty unit");
         assertFalse(d.ledger.isInsideBatch());
         assertEquals(business, d.businessDigest(), "reads after the replay must not show the journaled half");
         final Result next = d.apply(cmd.tick(0));
         assertEquals(ResultCode.OK, next.code, "the next unit starts normally");
         assertEquals(business, d.businessDigest());
+    }
+
+    @Test
+    void shouldRollNothingBackWhenReplayEndsBetweenUnitsOrInsideANonAtomicBatch()
+    {
+        open();
+        final Command[] batch = Commands.batch(false,
+            cmd.transfer("na-0", ALICE, BOB, 300),
+            cmd.transfer("na-1", ALICE, BOB, 200));
+        assertFalse(d.ledger.endReplay(), "between units");
+        d.apply(batch[0]);
+
+        assertFalse(d.ledger.endReplay(), "each operation of a non-atomic batch is its own unit, already recorded");
     }
 
     @Test

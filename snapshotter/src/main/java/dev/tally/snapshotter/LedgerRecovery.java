@@ -42,7 +42,8 @@ public final class LedgerRecovery
      * @param journal          the journal to replay.
      * @param config           the ledger's configuration.
      * @param snapshotIndexMax the newest snapshot index usable ({@code Long.MAX_VALUE}: any).
-     * @param onApplied        called after each replayed command is applied (feeds the read model).
+     * @param onApplied        called after each replayed command is applied (feeds the read model), and once more with
+     *                         no command (null) for the empty unit of an atomic batch the journal ends inside.
      */
     public static RecoveredLedger recover(
         final SnapshotDirectory snapshots, final ReplaySource journal, final LedgerConfig config, final long snapshotIndexMax,
@@ -71,7 +72,7 @@ public final class LedgerRecovery
         final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
         refuseBroken(replay, "a full replay");
         final boolean insideBatch = ledger.isInsideBatch();
-        ledger.endReplay();
+        endReplay(ledger, onApplied);
         return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000, insideBatch);
     }
 
@@ -150,7 +151,7 @@ public final class LedgerRecovery
         }
         refuseBroken(replay, "the replay after snapshot " + file.path());
         final boolean insideBatch = ledger.isInsideBatch();
-        ledger.endReplay();
+        endReplay(ledger, onApplied);
         return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), replay, loadMs,
             (System.nanoTime() - replayStartNs) / 1_000_000, insideBatch);
     }
@@ -166,6 +167,20 @@ public final class LedgerRecovery
         {
             throw new IllegalStateException(what + " ended CORRUPT (" + replay + "): the journal is broken or lacks the history " +
                 "before the snapshots kept (pruned?); refusing to start from part of it. See docs/SNAPSHOTS.md.");
+        }
+    }
+
+    /**
+     * Ends the replay; when that rolled back an atomic batch the journal ends inside, tells {@code onApplied} of its
+     * (empty) unit, with no command, as of any unit completed: the PostgreSQL writer records it, so its watermark
+     * covers the batch's indexes (without it, {@code tally verify} and a stop's wait for the writer would look for
+     * a unit that never comes).
+     */
+    private static void endReplay(final Ledger ledger, final BiConsumer<Ledger, Command> onApplied)
+    {
+        if (ledger.endReplay())
+        {
+            onApplied.accept(ledger, null);
         }
     }
 
