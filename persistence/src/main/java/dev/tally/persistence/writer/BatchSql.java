@@ -135,10 +135,12 @@ final class BatchSql
      * @return true when every row was new (in deduplicating mode: no duplicate was skipped).
      * @throws IllegalStateException when the database contradicts the journal (a row that must exist does
      * not, or another writer moved the watermark): not retryable.
+     * @throws AlreadyCommitted when the watermark already stands at the batch's last unit: an earlier attempt's
+     * COMMIT reached the database but its reply was lost (the connection broke in between).
      */
     boolean write(final WriteBatch batch, final long expectedWatermark, final boolean deduplicate) throws SQLException
     {
-        lockWatermark(expectedWatermark);
+        lockWatermark(expectedWatermark, batch.lastUnitIndex);
         prepareScratch(batch);
         resolveHoldIds(batch);
         final int accounts = copyAccounts(batch, target(deduplicate, "accounts", ""));
@@ -199,19 +201,44 @@ final class BatchSql
         return allNew;
     }
 
+    /**
+     * The watermark stands at the batch's own last unit: the batch is in the database already. A retry after a
+     * broken connection meets this when the earlier attempt's COMMIT went through and only its reply was lost.
+     */
+    static final class AlreadyCommitted extends SQLException
+    {
+        private static final long serialVersionUID = 1L;
+
+        AlreadyCommitted(final long watermark)
+        {
+            super("the watermark is already " + watermark + ": an earlier attempt of this batch committed");
+        }
+    }
+
     /** Locks the watermark row for this transaction: no other writer can commit rows until it ends. */
-    private void lockWatermark(final long expectedWatermark) throws SQLException
+    private void lockWatermark(final long expectedWatermark, final long batchLastIndex) throws SQLException
     {
         final long actual;
         try (ResultSet rs = statement.executeQuery(LOCK_WATERMARK))
         {
             actual = rs.next() ? rs.getLong(1) : -1;
         }
-        if (actual != expectedWatermark)
+        if (actual == expectedWatermark)
         {
-            throw new IllegalStateException("the watermark is " + actual + ", not " + expectedWatermark +
-                " as this writer last committed: another writer is writing to this database");
+            return;
         }
+        if (actual == batchLastIndex)
+        {
+            throw new AlreadyCommitted(actual);
+        }
+        if (actual < expectedWatermark)
+        {
+            throw new IllegalStateException("the watermark went back from " + expectedWatermark + " to " + actual +
+                ": PostgreSQL lost commits this writer made (a crash with synchronous_commit off, a failover, a restore);" +
+                " restart Tally, which replays the journal from the watermark");
+        }
+        throw new IllegalStateException("the watermark is " + actual + ", not " + expectedWatermark +
+            " as this writer last committed: another writer is writing to this database");
     }
 
     /** @return the COPY target: the table itself (direct) or its staging table (deduplicating). */

@@ -454,6 +454,13 @@ public final class LedgerWriter implements Agent, AutoCloseable
             }
             ensurePartitions(Math.floorDiv(batch.minTimeNs, 1_000_000L), Math.floorDiv(batch.maxTimeNs, 1_000_000L));
             write();
+            loseCommitReplyWhenInjected();
+        }
+        catch (final BatchSql.AlreadyCommitted ex)
+        {
+            rollbackQuietly();
+            LOG.info("batch of {} units up to journal index {} found committed by an earlier attempt (its reply was lost): {}",
+                batch.units, batch.lastUnitIndex, ex.getMessage());
         }
         catch (final SQLException | RuntimeException ex)
         {
@@ -507,6 +514,22 @@ public final class LedgerWriter implements Agent, AutoCloseable
         if (sql.write(batch, channel.committedIndex.get(), true))
         {
             deduplicate = false;
+        }
+    }
+
+    /**
+     * Fault injection for tests, read when the writer is built: {@code -Dtally.test.writerLosesCommitReplyOf=N} makes
+     * the N-th commit look failed after it went through, as when the connection breaks before the reply arrives.
+     */
+    static final String LOSE_COMMIT_REPLY_PROPERTY = "tally.test.writerLosesCommitReplyOf";
+    private final long loseCommitReplyOf = Long.getLong(LOSE_COMMIT_REPLY_PROPERTY, 0);
+
+    private void loseCommitReplyWhenInjected() throws SQLException
+    {
+        if (loseCommitReplyOf > 0 && batchesCommitted + 1 == loseCommitReplyOf && batchRetries == 0)
+        {
+            throw new SQLException("injected: the connection broke before the COMMIT's reply (" + LOSE_COMMIT_REPLY_PROPERTY + ")",
+                "08006");
         }
     }
 

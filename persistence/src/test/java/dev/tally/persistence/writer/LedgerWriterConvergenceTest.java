@@ -44,6 +44,35 @@ class LedgerWriterConvergenceTest
     }
 
     @Test
+    void shouldTakeABatchWhoseCommitWentThroughButWhoseReplyWasLostAsCommitted() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final LedgerWriter created;
+        System.setProperty(LedgerWriter.LOSE_COMMIT_REPLY_PROPERTY, "3");
+        try
+        {
+            created = LedgerWriter.create(db, testConfig());
+        }
+        finally
+        {
+            System.clearProperty(LedgerWriter.LOSE_COMMIT_REPLY_PROPERTY);
+        }
+        try (LedgerWriter writer = created)
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            MixedWorkload.run(s, 600);
+
+            assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)),
+                () -> "writer caught up; failure: " + writer.failure());
+            assertNull(writer.failure(), "a lost COMMIT reply is not another writer");
+            assertEquals(1, writer.batchRetries(), "the batch whose reply was lost was tried again, once");
+            assertEquals(java.util.List.of(), new Verifier(s.ledger, db.dataSource()).verify().differences());
+        }
+    }
+
+    @Test
     void shouldConvergeToTheLedgerAfterMixedCommands() throws Exception
     {
         final Database db = pg.newDatabase();
