@@ -3,10 +3,14 @@ package dev.tally.journal;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
@@ -91,6 +95,8 @@ public final class Journal implements AutoCloseable
     public static final String FORCES_BEFORE_FAILURE_PROPERTY = "tally.test.journalForcesBeforeFailure";
     private final long forcesBeforeFailure = Long.getLong(FORCES_BEFORE_FAILURE_PROPERTY, -1);
     private long forces;
+    /** The cycle files open forced (tests): what a killed writer left may have been in the page cache only. */
+    private final List<Path> forcedAtOpen;
 
     private Journal(final JournalConfig config, final SingleChronicleQueue queue)
     {
@@ -103,6 +109,7 @@ public final class Journal implements AutoCloseable
         lastIndex = recovery.tailScan().lastIndex();
         lastTimestampNs = recovery.tailScan().lastTimestampNs();
         durableIndex = lastIndex;
+        forcedAtOpen = forceWhatOpenFound();
         forcedIndex = lastIndex;
         stableIndex = lastIndex;
         asyncForceIntervalNs = TimeUnit.MILLISECONDS.toNanos(config.asyncForceIntervalMs());
@@ -120,11 +127,13 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * Opens (creating when absent) the journal in {@code config.directory()} and checks its tail.
+     * Opens (creating when absent) the journal in {@code config.directory()}, checks its tail and forces what it found
+     * to disk, so that {@link #stableIndex()} starts at the truth (a killed writer leaves its last appends unforced).
      *
      * @throws JournalCorruptedException when the journal is broken before its tail, or when intact
      *                                   records follow an unreadable one and
      *                                   {@link JournalConfig#truncateAfterCorruption()} is off.
+     * @throws UncheckedIOException      when what it found cannot be forced to disk.
      */
     public static Journal open(final JournalConfig config)
     {
@@ -389,6 +398,82 @@ public final class Journal implements AutoCloseable
         return new RecoveryReport(tail, true);
     }
 
+    /**
+     * Forces what open found, so that {@link #forcedIndex()} and {@link #stableIndex()} start at the truth. A killed
+     * writer (kill -9) leaves its last appends in the page cache only: under ASYNC those since its last timed force,
+     * under SYNC the batch whose force was running (never acknowledged, but applied by the replay all the same). Without
+     * this force the PostgreSQL writer and the snapshotter would take them during the replay, and a power loss before
+     * the kernel writes them back would leave PostgreSQL ahead of the journal.
+     *
+     * <p>Which files: the newest cycle file and the one before it. A writer forces the previous file when its first
+     * force after a roll switches files ({@link FileForcer}); killed between the roll and that force, it leaves the
+     * previous file's tail unforced too. Older files were last written more than an hour ago, long since written back
+     * by the kernel (or forced by that same switch). Then the directory, for the newest file's name. In every mode,
+     * {@code asyncForceIntervalMs = 0} included: once at open costs nothing there either.
+     *
+     * @return the files forced, oldest first; empty for a journal without any.
+     * @throws UncheckedIOException when a force fails: the journal then refuses to open, as no later force on that
+     *                              disk could be believed either.
+     */
+    private List<Path> forceWhatOpenFound()
+    {
+        final List<Path> files = newestCycleFiles(config.directory(), 2);
+        if (files.isEmpty())
+        {
+            return files;
+        }
+        try
+        {
+            injectForceFailure();
+            for (final Path file : files)
+            {
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+                {
+                    channel.force(false);
+                }
+            }
+            FileForcer.forceDirectory(config.directory().toAbsolutePath());
+        }
+        catch (final IOException ex)
+        {
+            forceFailure = ex;
+            throw new UncheckedIOException("cannot force the journal found in " + config.directory() + " to disk at open " +
+                "(journal index " + lastIndex + "): refusing to start on a disk that cannot force", ex);
+        }
+        return files;
+    }
+
+    /** @return the newest {@code count} cycle files in {@code directory}, oldest first (their names sort by time). */
+    private static List<Path> newestCycleFiles(final Path directory, final int count)
+    {
+        try (Stream<Path> listing = Files.list(directory))
+        {
+            final List<Path> files = listing
+                .filter(path -> path.getFileName().toString().endsWith(SingleChronicleQueue.SUFFIX) && Files.isRegularFile(path))
+                .sorted()
+                .collect(Collectors.toList());
+            return files.subList(Math.max(0, files.size() - count), files.size());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot list the journal in " + directory, ex);
+        }
+    }
+
+    /** @return the cycle files forced at open, oldest first (tests). */
+    List<Path> forcedAtOpen()
+    {
+        return forcedAtOpen;
+    }
+
+    private void injectForceFailure() throws IOException
+    {
+        if (forcesBeforeFailure >= 0 && forces++ >= forcesBeforeFailure)
+        {
+            throw new IOException("injected force failure (" + FORCES_BEFORE_FAILURE_PROPERTY + ")");
+        }
+    }
+
     private void write(final int length)
     {
         try (DocumentContext dc = appender.writingDocument())
@@ -425,10 +510,7 @@ public final class Journal implements AutoCloseable
         }
         try
         {
-            if (forcesBeforeFailure >= 0 && forces++ >= forcesBeforeFailure)
-            {
-                throw new IOException("injected force failure (" + FORCES_BEFORE_FAILURE_PROPERTY + ")");
-            }
+            injectForceFailure();
             forcer.force(file, appendPosition);
             forcedIndex = lastIndex;
             stableIndex = lastIndex;

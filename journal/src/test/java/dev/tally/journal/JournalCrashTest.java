@@ -72,6 +72,8 @@ class JournalCrashTest
             System.out.printf("kill -9 %s: %d acks, last acked index %d, recovered last index %d, %s%n",
                 durability, ackCount.get(), acked, journal.lastIndex(), journal.recovery());
             assertTrue(journal.lastIndex() >= acked, "lost acknowledged commands: " + journal.lastIndex() + " < " + acked);
+            assertFalse(journal.forcedAtOpen().isEmpty(), "what the killed writer left in the page cache is forced at open");
+            assertEquals(journal.lastIndex(), journal.stableIndex());
 
             final long[] expected = {1};
             final ReplayResult result = journal.replay(0, command ->
