@@ -19,7 +19,8 @@ import picocli.CommandLine;
  * totals per currency and, on request, every account's balances. Two replays of the same journal print
  * the same hash: the audit that the state is a pure function of the journal. With {@code --from-snapshot}
  * it starts from the newest valid snapshot and replays only the journal after it: the same hash, which is
- * the audit of the snapshot. Reads only: safe next to a running server.
+ * the audit of the snapshot. Reads only (every file opened read-only; nothing created, renamed or deleted), so it
+ * takes no lock on the data folder: safe next to a running server.
  */
 @CommandLine.Command(name = "replay", mixinStandardHelpOptions = true, description = "Rebuild balances from the journal, offline.")
 public final class ReplayCommand implements Callable<Integer>

@@ -11,6 +11,7 @@ import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.journal.JournalConfig;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.db.DataFolderInUseException;
 import io.netty.handler.ssl.SslContext;
 import dev.tally.persistence.outbox.RelayConfig;
 import dev.tally.persistence.outbox.WebhookEndpoint;
@@ -170,7 +171,15 @@ public final class ServeCommand implements Callable<Integer>
         final SnapshotConfig snapshots = snapshotConfig();
         logFormat.apply();
         final CountDownLatch stopped = new CountDownLatch(1);
-        final TallyServer server = new TallyServer(config, snapshots);
+        final TallyServer server;
+        try
+        {
+            server = new TallyServer(config, snapshots);
+        }
+        catch (final DataFolderInUseException ex)
+        {
+            return TallyMain.refuse("tally serve", ex);   // before the journal or PostgreSQL was touched
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             try

@@ -3,6 +3,7 @@ package dev.tally.gateway.cli;
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.read.LedgerReads;
@@ -22,8 +23,9 @@ import picocli.CommandLine;
  * {@code tally snapshot}: takes a snapshot offline. Rebuilds the ledger (from the newest valid snapshot
  * and the journal after it), then writes a snapshot at the journal's last index, exactly as the server's
  * snapshotter would: the next {@code tally serve} starts from it. Exits 3 without writing when the
- * journal ends inside a batch (a running server still writing it, or a crash the server has not yet
- * settled): a snapshot there could hold half a unit the server will complete differently.
+ * journal ends inside a batch (a crash the server has not yet settled): a snapshot there could hold half a unit
+ * the server will complete differently. It writes into the data folder, so it locks it: next to a running
+ * server it exits 75 without reading anything (ask the server instead: {@code POST /admin/snapshot}).
  */
 @CommandLine.Command(name = "snapshot", mixinStandardHelpOptions = true,
     description = "Replay the journal offline and write a snapshot at its last index.")
@@ -51,7 +53,12 @@ public final class SnapshotCommand implements Callable<Integer>
     ConfigFileOption configFile = new ConfigFileOption();
 
     @Override
-    public Integer call() throws IOException
+    public Integer call() throws Exception
+    {
+        return TallyMain.withDataFolderLock(dataDir, "tally snapshot", this::snapshot);
+    }
+
+    private int snapshot(final DataFolderLock lock) throws IOException
     {
         final long startNs = System.nanoTime();
         final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retention.retainCount);
@@ -65,7 +72,7 @@ public final class SnapshotCommand implements Callable<Integer>
         if (recovered.endedInsideBatch())
         {
             System.out.println("snapshot: NOT TAKEN, the journal ends inside a batch at index " + ledger.lastJournalIndex() +
-                " (a server is writing it, or crashed mid-batch and has not restarted yet)");
+                " (a server crashed mid-batch and has not restarted yet)");
             return 3;
         }
         if (ledger.lastJournalIndex() == 0)
@@ -91,7 +98,7 @@ public final class SnapshotCommand implements Callable<Integer>
         }
         if (pruneJournal)
         {
-            final long watermark = readModelWatermark();
+            final long watermark = readModelWatermark(lock);
             if (watermark >= 0 && watermark < snapshots.oldestIndex())
             {
                 // The next start may only use a snapshot at or below PostgreSQL's watermark (the commands
@@ -111,14 +118,14 @@ public final class SnapshotCommand implements Callable<Integer>
      * @return PostgreSQL's watermark when this data folder has a read model ({@code --db-url}, or the embedded
      * database under {@code pg/}), else -1.
      */
-    private long readModelWatermark() throws IOException
+    private long readModelWatermark(final DataFolderLock lock) throws IOException
     {
         final boolean embedded = dbUrl == null && Files.isDirectory(dataDir.resolve("pg"));
         if (dbUrl == null && !embedded)
         {
             return -1;
         }
-        final EmbeddedDatabase pg = embedded ? EmbeddedDatabase.start(dataDir.resolve("pg")) : null;
+        final EmbeddedDatabase pg = embedded ? EmbeddedDatabase.start(lock, dataDir.resolve("pg")) : null;
         try (Database database = pg != null ? Database.connect(pg) : Database.connect(dbUrl))
         {
             return new LedgerReads(database.dataSource()).watermark();

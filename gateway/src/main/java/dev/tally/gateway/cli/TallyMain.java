@@ -1,7 +1,10 @@
 package dev.tally.gateway.cli;
 
 import dev.tally.gateway.config.SettingSources;
+import dev.tally.persistence.db.DataFolderInUseException;
+import dev.tally.persistence.db.DataFolderLock;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -20,6 +23,12 @@ public final class TallyMain implements Runnable
 {
     /** Picocli's exit status for invalid input (a bad flag, environment variable or config file). */
     public static final int EXIT_USAGE = 2;
+    /**
+     * The data folder is in use by another process ({@code DataFolderLock}): {@code serve}, {@code verify} and
+     * {@code snapshot} refuse to run next to one. 75 is sysexits' {@code EX_TEMPFAIL} (try again later), apart from
+     * every status a command gives for its own outcome ({@code verify}'s 1 means "differences found").
+     */
+    public static final int EXIT_DATA_FOLDER_IN_USE = 75;
 
     static
     {
@@ -73,6 +82,41 @@ public final class TallyMain implements Runnable
         withServe[0] = "serve";
         System.arraycopy(args, 0, withServe, 1, args.length);
         return withServe;
+    }
+
+    /** A command's work on a data folder, done while this process holds the folder's lock. */
+    interface LockedWork
+    {
+        int run(DataFolderLock lock) throws Exception;
+    }
+
+    /**
+     * Runs {@code work} holding {@code dataDir}'s lock, released when it returns.
+     *
+     * @return what {@code work} returns, or {@link #EXIT_DATA_FOLDER_IN_USE} when another process holds the folder.
+     */
+    static int withDataFolderLock(final Path dataDir, final String command, final LockedWork work) throws Exception
+    {
+        final DataFolderLock lock;
+        try
+        {
+            lock = DataFolderLock.acquire(dataDir, command);
+        }
+        catch (final DataFolderInUseException ex)
+        {
+            return refuse(command, ex);
+        }
+        try (lock)
+        {
+            return work.run(lock);
+        }
+    }
+
+    /** Says why {@code command} does not run (on stderr), and @return {@link #EXIT_DATA_FOLDER_IN_USE}. */
+    static int refuse(final String command, final DataFolderInUseException ex)
+    {
+        System.err.println(command + ": " + ex.getMessage());
+        return EXIT_DATA_FOLDER_IN_USE;
     }
 
     /** @return the command tree, without settings sources (tests add their own). */

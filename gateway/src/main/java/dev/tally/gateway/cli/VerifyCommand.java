@@ -3,6 +3,7 @@ package dev.tally.gateway.cli;
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.verify.Verifier;
@@ -16,7 +17,8 @@ import picocli.CommandLine;
 
 /**
  * {@code tally verify}: rebuilds the ledger from the journal and compares it with the PostgreSQL read
- * model; exits 0 when they agree, 1 on any difference, 2 on an error. Run it with the server stopped.
+ * model; exits 0 when they agree, 1 on any difference, 2 on an error. Run it with the server stopped: it locks the
+ * data folder, as it starts the embedded PostgreSQL and catches the read model up (exit 75 while a server holds it).
  * A read model behind the journal (a crash before the writer caught up) is first caught up from the
  * journal, exactly as the next server start would, so the comparison is of converged states. With
  * {@code --from-snapshot} the ledger starts from the newest valid snapshot no newer than the read
@@ -41,10 +43,15 @@ public final class VerifyCommand implements Callable<Integer>
     ConfigFileOption configFile = new ConfigFileOption();
 
     @Override
-    public Integer call() throws InterruptedException, java.io.IOException
+    public Integer call() throws Exception
+    {
+        return TallyMain.withDataFolderLock(source.dataDir, "tally verify", this::verify);
+    }
+
+    private int verify(final DataFolderLock lock) throws InterruptedException, java.io.IOException
     {
         final Ledger ledger;
-        final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(source.dataDir.resolve("pg")) : null;
+        final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(lock, source.dataDir.resolve("pg")) : null;
         try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
         {
             // The comparison is meaningful once the writer has caught up: feed it, as a server start would,

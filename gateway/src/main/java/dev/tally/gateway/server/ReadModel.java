@@ -3,6 +3,7 @@ package dev.tally.gateway.server;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.command.Command;
+import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.read.LedgerReads;
@@ -35,11 +36,12 @@ public final class ReadModel implements AutoCloseable
      *
      * @param config  the server's configuration ({@code dbUrl} null: embedded under the data folder).
      * @param journal the open journal, the source of truth.
+     * @param lock    the data folder's lock, held by this process (an embedded postmaster left there is then an orphan).
      * @throws IllegalStateException when PostgreSQL holds commands past the journal's end.
      */
-    public static ReadModel start(final ServerConfig config, final Journal journal)
+    public static ReadModel start(final ServerConfig config, final Journal journal, final DataFolderLock lock)
     {
-        final EmbeddedDatabase embedded = config.dbUrl() == null ? EmbeddedDatabase.start(config.embeddedDatabaseDir()) : null;
+        final EmbeddedDatabase embedded = config.dbUrl() == null ? EmbeddedDatabase.start(lock, config.embeddedDatabaseDir()) : null;
         Database database = null;
         try
         {

@@ -14,6 +14,8 @@ import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
+import dev.tally.persistence.db.DataFolderInUseException;
+import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.outbox.OutboxRelay;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * A running Tally server, wired in one place, in the order things must happen:
  *
  * <ol>
+ *   <li>lock the data folder (one process per folder: {@link DataFolderLock});</li>
  *   <li>open the journal (recovering a torn tail);</li>
  *   <li>build the ledger: the newest valid snapshot, then the journal after it;</li>
  *   <li>start the pipeline (journaler → business thread → responder), the snapshotter, and the outbox relay
@@ -36,12 +39,14 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Closing runs the steps backwards: stop reading requests, drain the ring (every published request is
  * answered), close the connections, finish a snapshot in hand, stop the relay, let the PostgreSQL writer
- * catch up, close the journal.
+ * catch up, close the journal, release the data folder.
  */
 public final class TallyServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(TallyServer.class);
 
+    /** Held from before the journal opens until the very end of {@link #close()}. */
+    private final DataFolderLock dataFolderLock;
     private final Journal journal;
     private final Ledger ledger;
     private final PipelineHealth health = new PipelineHealth();
@@ -62,21 +67,41 @@ public final class TallyServer implements AutoCloseable
         this(config, SnapshotConfig.defaults());
     }
 
+    /**
+     * @throws DataFolderInUseException when another process (or another server in this one) uses the data folder.
+     */
     public TallyServer(final ServerConfig config, final SnapshotConfig snapshots) throws Exception
     {
-        // 1. The journal: the source of truth.
+        // 1. The journal: the source of truth. First the data folder's lock: a second process appending to the same
+        //    journal would corrupt it, and would stop this one's PostgreSQL as an orphan.
         Files.createDirectories(config.dataDir());
-        journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
+        dataFolderLock = DataFolderLock.acquire(config.dataDir(), "tally serve");
+        try
+        {
+            journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
+        }
+        catch (final RuntimeException ex)
+        {
+            dataFolderLock.close();
+            throw ex;
+        }
 
         // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
         //    effects of every command past its watermark.
         try
         {
-            readModel = config.persistence() ? ReadModel.start(config, journal) : null;
+            readModel = config.persistence() ? ReadModel.start(config, journal, dataFolderLock) : null;
         }
         catch (final RuntimeException ex)
         {
-            journal.close();
+            try
+            {
+                journal.close();
+            }
+            finally
+            {
+                dataFolderLock.close();
+            }
             throw ex;
         }
         final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
@@ -233,5 +258,6 @@ public final class TallyServer implements AutoCloseable
             snapshotter.closeWithFinalSnapshot(ledger);
         }
         LOG.info("tally stopped at journal index {} in {} ms", journal.lastIndex(), (System.nanoTime() - startNs) / 1_000_000);
+        dataFolderLock.close();   // last: the final snapshot above writes into the folder too
     }
 }

@@ -11,6 +11,7 @@ import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.query.TransferView;
+import dev.tally.persistence.db.DataFolderLock;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.FullHttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -38,14 +39,16 @@ class ReadModelQueriesWaitTest
 
     private static ReadModel readModel;
     private static Journal journal;
+    private static DataFolderLock lock;
 
     @BeforeAll
     static void startReadModel()
     {
+        lock = DataFolderLock.acquire(dataDir, "ReadModelQueriesWaitTest");
         journal = Journal.open(dataDir.resolve("journal"), Durability.ASYNC);
         readModel = ReadModel.start(new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC,
             ApiKeys.parse(List.of("t:kkkkkkkkkkkkkkkkkkkk")), 1, LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(),
-            HttpLimits.defaults(), null, true), journal);
+            HttpLimits.defaults(), null, true), journal, lock);
     }
 
     @AfterAll
@@ -53,6 +56,7 @@ class ReadModelQueriesWaitTest
     {
         readModel.close();
         journal.close();
+        lock.close();
     }
 
     @Test

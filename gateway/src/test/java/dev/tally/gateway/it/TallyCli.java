@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Runs a {@code tally} subcommand in this JVM and captures what it prints. */
+/** Runs a {@code tally} subcommand in this JVM and captures what it prints (stdout, then stderr). */
 final class TallyCli
 {
     private static final Pattern STATE_HASH = Pattern.compile("\"stateHash\":\"([0-9a-f]{16})\"");
@@ -50,16 +50,21 @@ final class TallyCli
         final List<String> all = new ArrayList<>(List.of(args));
         all.addAll(TallyProcess.CAPACITIES);
         final PrintStream original = System.out;
+        final PrintStream originalErr = System.err;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8))
+        final ByteArrayOutputStream capturedErr = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
+             PrintStream err = new PrintStream(capturedErr, true, StandardCharsets.UTF_8))
         {
             System.setOut(out);
+            System.setErr(err);
             final int exit = new CommandLine(new TallyMain()).execute(all.toArray(new String[0]));
-            return new Run(exit, captured.toString(StandardCharsets.UTF_8));
+            return new Run(exit, captured.toString(StandardCharsets.UTF_8) + capturedErr.toString(StandardCharsets.UTF_8));
         }
         finally
         {
             System.setOut(original);
+            System.setErr(originalErr);
         }
     }
 }

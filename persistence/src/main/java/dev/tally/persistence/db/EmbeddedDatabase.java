@@ -29,12 +29,14 @@ import java.util.Optional;
  *   corruption. {@code synchronous_commit} is off: a crash may lose the last few commits, and with them
  *   the watermark they moved, so replay from the journal fills them in again.</li>
  *   <li>A postmaster left running by a process that was killed (the JVM's shutdown hook never ran) is
- *   stopped before the new one starts.</li>
+ *   stopped before the new one starts, only when the caller holds the data folder's {@link DataFolderLock}: then no
+ *   live Tally uses the folder and the postmaster is an orphan. Without the lock a running postmaster may belong to a
+ *   live server, and the start fails instead.</li>
  *   <li>Running as root works: zonky starts the binaries under {@code unshare -U} (PostgreSQL refuses
  *   to run as root).</li>
  * </ul>
  *
- * <p>Usage: {@code try (EmbeddedDatabase pg = EmbeddedDatabase.start(dataDir.resolve("pg"))) { Database.connect(pg.jdbcUrl()) ... }}
+ * <p>Usage: {@code try (EmbeddedDatabase pg = EmbeddedDatabase.start(lock, dataDir.resolve("pg"))) { Database.connect(pg.jdbcUrl()) ... }}
  */
 public final class EmbeddedDatabase implements AutoCloseable
 {
@@ -62,6 +64,17 @@ public final class EmbeddedDatabase implements AutoCloseable
     }
 
     /**
+     * Tally's start: the server on a free loopback port, with its data in {@code dataDirectory} inside the data folder
+     * that {@code lock} holds, so that a postmaster still running there is an orphan of a killed process, and stopped.
+     *
+     * @throws IllegalArgumentException when {@code lock} is released or does not cover {@code dataDirectory}.
+     */
+    public static EmbeddedDatabase start(final DataFolderLock lock, final Path dataDirectory)
+    {
+        return start(dataDirectory, 0, true, java.util.Objects.requireNonNull(lock, "lock"));
+    }
+
+    /**
      * Starts the server with its data under {@code dataDirectory} (created when missing, reused otherwise).
      *
      * @param port a loopback port, or 0 to pick a free one.
@@ -78,11 +91,22 @@ public final class EmbeddedDatabase implements AutoCloseable
      */
     public static EmbeddedDatabase start(final Path dataDirectory, final int port, final boolean fsync)
     {
+        return start(dataDirectory, port, fsync, null);
+    }
+
+    /** @param lock the data folder's lock, held by this process, or null: see {@link #stopOrphanedPostmaster}. */
+    private static EmbeddedDatabase start(final Path dataDirectory, final int port, final boolean fsync, final DataFolderLock lock)
+    {
         final Path directory = dataDirectory.toAbsolutePath().normalize();
         try
         {
             Files.createDirectories(directory);
-            stopOrphanedPostmaster(directory);
+            if (lock != null && !lock.covers(directory))
+            {
+                throw new IllegalArgumentException(directory + " is not inside a data folder this process holds locked (" +
+                    lock.folder() + ")");
+            }
+            stopOrphanedPostmaster(directory, lock);
             final EmbeddedPostgres postgres = EmbeddedPostgres.builder()
                 .setDataDirectory(directory)
                 .setCleanDataDirectory(false)
@@ -175,8 +199,12 @@ public final class EmbeddedDatabase implements AutoCloseable
      * shutdown hook never ran). Starting a second one on the same directory would fail, so stop the first:
      * SIGTERM (smart shutdown; it has no clients left), then SIGKILL after a grace period (PostgreSQL
      * recovers from its WAL at the next start).
+     *
+     * <p>Only with the data folder's lock held by this process: then no other Tally uses the folder, and a postmaster
+     * alive on it is an orphan. Without it, a live postmaster may be a running server's, and is left alone: the start
+     * fails.
      */
-    private static void stopOrphanedPostmaster(final Path directory) throws IOException
+    private static void stopOrphanedPostmaster(final Path directory, final DataFolderLock lock) throws IOException
     {
         final Path pidFile = directory.resolve("postmaster.pid");
         if (!Files.exists(pidFile))
@@ -198,6 +226,12 @@ public final class EmbeddedDatabase implements AutoCloseable
             !handle.get().info().command().map(c -> c.endsWith("/postgres")).orElse(false))
         {
             return;   // stale file: PostgreSQL itself handles it at start
+        }
+        if (lock == null || !lock.covers(directory))
+        {
+            throw new IllegalStateException("a PostgreSQL server (pid " + pid + ") is running on " + directory + ", and this " +
+                "process does not hold the data folder's lock that would make it an orphan: it may be a running server's, so it " +
+                "is left alone; stop the process using it first");
         }
         LOG.warn("stopping a postmaster (pid {}) left running on {} by an earlier process", pid, directory);
         handle.get().destroy();

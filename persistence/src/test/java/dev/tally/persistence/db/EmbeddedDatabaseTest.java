@@ -72,6 +72,23 @@ class EmbeddedDatabaseTest
         }
     }
 
+    @Test
+    void shouldLeaveALivePostmasterAloneWithoutTheDataFolderLock() throws SQLException
+    {
+        final Path directory = Paths.get("target", "pg", EmbeddedDatabaseTest.class.getSimpleName() + "-live").toAbsolutePath();
+        PostgresFixture.deleteRecursively(directory);
+        try (EmbeddedDatabase live = EmbeddedDatabase.start(directory, 0, false))
+        {
+            // Without the lock of a data folder around it, a running postmaster may be a live server's, not an orphan.
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> EmbeddedDatabase.start(directory, 0, false));
+            try (Connection c = DriverManager.getConnection(live.jdbcUrl()); Statement s = c.createStatement())
+            {
+                assertEquals("1", text(s, "SELECT 1"), "the live server still answers");
+            }
+            assertTrue(String.valueOf(refused.getMessage()).contains("is running on " + directory), refused.getMessage());
+        }
+    }
+
     private static String text(final Statement s, final String query) throws SQLException
     {
         try (ResultSet rs = s.executeQuery(query))

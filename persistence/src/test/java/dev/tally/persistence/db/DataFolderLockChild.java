@@ -1,0 +1,24 @@
+package dev.tally.persistence.db;
+
+import java.nio.file.Path;
+
+/** Tries to lock the data folder given as its argument from a process of its own: prints {@code locked}, or {@code refused} and why. */
+public final class DataFolderLockChild
+{
+    private DataFolderLockChild()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        try (DataFolderLock lock = DataFolderLock.acquire(Path.of(args[0]), "child"))
+        {
+            System.out.println("locked");
+        }
+        catch (final DataFolderInUseException ex)
+        {
+            System.out.println("refused");
+            System.out.println(ex.getMessage());
+        }
+    }
+}
