@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *   <li>rename it to its final name ({@code ATOMIC_MOVE}: the name points at the old file or the new one,
  *   never at half of one);</li>
  *   <li>{@code fsync} the directory, so that the rename itself survives a power loss;</li>
- *   <li>delete all but the newest {@code retainCount} snapshots, oldest first.</li>
+ *   <li>delete all but the newest {@code retainCount} snapshots, oldest first, and the newest one a restart may still
+ *   start from ({@link #keepOneUpTo}).</li>
  * </ol>
  * A crash before 2 leaves a temporary file, deleted by the next {@link #open} unless a writer still holds
  * its lock (a server writing while an operator runs {@code tally snapshot}); a crash after 2 leaves a
@@ -42,6 +44,8 @@ public final class SnapshotDirectory
     private final Path directory;
     private final int retainCount;
     private final boolean writable;
+    /** The newest journal index a restart may start from (the PostgreSQL watermark); no bound by default. */
+    private volatile LongSupplier restartIndexMax = () -> Long.MAX_VALUE;
 
     private SnapshotDirectory(final Path directory, final int retainCount, final boolean writable)
     {
@@ -207,11 +211,32 @@ public final class SnapshotDirectory
         return files.isEmpty() ? 0 : files.get(files.size() - 1).journalIndex();
     }
 
+    /**
+     * Bounds which snapshots a restart may load ({@code LedgerRecovery}: none past the PostgreSQL watermark), so that
+     * retention keeps the newest one within that bound besides the newest {@code retainCount}: with the writer
+     * stalled for longer than {@code retainCount} snapshot intervals every newer snapshot is past its watermark, and
+     * without this one a restart would need the journal from its start, which pruning may have removed.
+     *
+     * @param indexMax read on the thread that writes snapshots, after each write.
+     */
+    public void keepOneUpTo(final LongSupplier indexMax)
+    {
+        restartIndexMax = indexMax;
+    }
+
     private void retain() throws IOException
     {
-        final List<SnapshotFile> files = list();
-        for (int i = files.size() - 1; i >= retainCount; i--)
+        final List<SnapshotFile> files = list();   // newest first
+        final long indexMax = restartIndexMax.getAsLong();
+        boolean restartable = false;
+        for (int i = 0; i < files.size(); i++)
         {
+            final boolean usable = files.get(i).journalIndex() <= indexMax;
+            if (i < retainCount || (usable && !restartable))
+            {
+                restartable |= usable;
+                continue;
+            }
             Files.deleteIfExists(files.get(i).path());
         }
     }

@@ -1,5 +1,6 @@
 package dev.tally.snapshotter;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -42,6 +43,32 @@ class SnapshotDirectoryTest
     }
 
     /** Starts a JVM that locks {@code file} the way a snapshot writer does, and waits until it holds the lock. */
+    @Test
+    void shouldKeepTheNewestSnapshotARestartMayStartFromBesidesTheNewestThree(@TempDir final Path dataDir) throws Exception
+    {
+        try (JournaledRun run = new JournaledRun(dataDir, 7, 0))
+        {
+            run.run(5);
+            run.snapshotAtNextIndex();
+            final long usable = run.snapshots.list().get(0).journalIndex();
+            run.snapshots.keepOneUpTo(() -> usable);   // the PostgreSQL writer stalls here
+            for (int i = 0; i < 5; i++)
+            {
+                run.run(5);
+                run.snapshotAtNextIndex();
+            }
+
+            final java.util.List<SnapshotDirectory.SnapshotFile> kept = run.snapshots.list();
+
+            assertEquals(4, kept.size(), kept::toString);
+            assertEquals(usable, kept.get(3).journalIndex(), "the one a restart may still load");
+            run.snapshots.keepOneUpTo(() -> Long.MAX_VALUE);   // the writer caught up
+            run.run(5);
+            run.snapshotAtNextIndex();
+            assertEquals(3, run.snapshots.list().size());
+        }
+    }
+
     private static Process holdLockInAnotherProcess(final Path file) throws Exception
     {
         final Process process = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),

@@ -118,6 +118,11 @@ public final class TallyServer implements AutoCloseable
             recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
             replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
         snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
+        if (snapshotDir != null && readModel != null)
+        {
+            // retention keeps a snapshot the next start may load, however far the writer falls behind
+            snapshotDir.keepOneUpTo(readModel.writer()::watermark);
+        }
         if (snapshotter != null)
         {
             snapshotter.writeOnlyOnceStable(journal::stableIndex);
