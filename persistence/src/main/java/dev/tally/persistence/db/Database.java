@@ -32,6 +32,12 @@ public final class Database implements AutoCloseable
     public static final long CONNECTION_TIMEOUT_MS = 5_000;
     /** Socket connect timeout of every connection, seconds. */
     private static final int CONNECT_TIMEOUT_S = 5;
+    /**
+     * The writer's socket timeout: a batch's statements take milliseconds, so a minute without a byte from the server
+     * means the connection is gone (a partition, a dead host) and the batch is retried on a new one; without it the
+     * writer would wait for the operating system's keep-alive (about two hours) while writes are refused.
+     */
+    static final int WRITER_SOCKET_TIMEOUT_S = 60;
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
     private final String jdbcUrl;
@@ -122,13 +128,16 @@ public final class Database implements AutoCloseable
     }
 
     /**
-     * Opens a connection outside the pool, for the writer: autocommit off, {@code synchronous_commit = off}
+     * Opens a connection outside the pool, for the writer: autocommit off, a {@value #WRITER_SOCKET_TIMEOUT_S} s socket
+     * timeout, {@code synchronous_commit = off}
      * (the journal is the source of truth; a commit lost in a PostgreSQL crash takes the watermark with it,
      * and replay writes it again).
      */
     public Connection openWriterConnection() throws SQLException
     {
-        final Connection connection = DriverManager.getConnection(jdbcUrl, connectionProperties());
+        final Properties properties = connectionProperties();
+        properties.setProperty("socketTimeout", Integer.toString(WRITER_SOCKET_TIMEOUT_S));
+        final Connection connection = DriverManager.getConnection(jdbcUrl, properties);
         try (Statement s = connection.createStatement())
         {
             s.execute("SET synchronous_commit = off");

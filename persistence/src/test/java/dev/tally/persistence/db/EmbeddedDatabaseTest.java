@@ -45,6 +45,11 @@ class EmbeddedDatabaseTest
                 assertEquals("kept", text(s, "SELECT message_id FROM processed_messages WHERE consumer = 'restart'"));
             }
             assertTrue(second.jdbcUrl().startsWith("jdbc:postgresql://localhost:"));
+            try (Connection writer = db.openWriterConnection())
+            {
+                assertEquals(Database.WRITER_SOCKET_TIMEOUT_S * 1000, writer.getNetworkTimeout(),
+                    "a writer on a dead connection gives up after a minute, not after the OS keep-alive's two hours");
+            }
         }
     }
 
