@@ -62,6 +62,9 @@ public final class SnapshotCommand implements Callable<Integer>
     {
         final long startNs = System.nanoTime();
         final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retention.retainCount);
+        // Retention, like the server's, keeps the newest snapshot the next start may load (none past the watermark).
+        final long watermark = watermarkForRetention(lock);
+        snapshots.keepOneUpTo(() -> watermark < 0 ? Long.MAX_VALUE : watermark);
         final Path journalDir = dataDir.resolve("journal");
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(journalDir))
@@ -98,7 +101,11 @@ public final class SnapshotCommand implements Callable<Integer>
         }
         if (pruneJournal)
         {
-            final long watermark = readModelWatermark(lock);
+            if (watermarkUnknown)
+            {
+                System.out.println("snapshot: journal NOT pruned: PostgreSQL's watermark could not be read");
+                return 4;
+            }
             if (watermark >= 0 && watermark < snapshots.oldestIndex())
             {
                 // The next start may only use a snapshot at or below PostgreSQL's watermark (the commands
@@ -112,6 +119,28 @@ public final class SnapshotCommand implements Callable<Integer>
                 (deleted.isEmpty() ? "" : ": " + deleted));
         }
         return 0;
+    }
+
+    /** The read model has a watermark that could not be read: nothing may be pruned. */
+    private boolean watermarkUnknown;
+
+    /**
+     * @return {@link #readModelWatermark}, or -1 (plain retention, a warning) when PostgreSQL cannot be read: a
+     *         snapshot is still worth taking with the database down.
+     */
+    private long watermarkForRetention(final DataFolderLock lock)
+    {
+        try
+        {
+            return readModelWatermark(lock);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            watermarkUnknown = true;
+            System.out.println("snapshot: WARNING " + ex.getMessage() + "; retention keeps the newest " + retention.retainCount +
+                " snapshots only, and the journal is not pruned");
+            return -1;
+        }
     }
 
     /**

@@ -93,7 +93,7 @@ public final class HttpServer implements AutoCloseable
         serverChannel.close().syncUninterruptibly();
         for (final Channel connection : connectionLimiter.connections())
         {
-            connection.eventLoop().submit(() -> connection.config().setAutoRead(false)).awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
+            connection.eventLoop().submit(() -> ReadGate.stop(connection)).awaitUninterruptibly(CLOSE_WAIT_MAX_MS);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.tally.gateway.http;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -19,6 +20,8 @@ import io.netty.util.ReferenceCountUtil;
  * once it is written, in order after the replies before it. A client that pipelined behind it sees the connection
  * close without those replies and retries them, as RFC 9112 (9.3.2, 9.6) expects; with the same Idempotency-Key a
  * retry is safe.
+ *
+ * <p>A graceful stop ends every connection the same way ({@link #stop}).
  *
  * <p><b>Replies backing up.</b> A client that pipelines requests and never reads its replies would otherwise make
  * the server buffer replies without bound. While the connection's outbound buffer is above its high water mark
@@ -57,6 +60,21 @@ final class ReadGate extends ChannelInboundHandlerAdapter
             }
         }
         super.channelRead(ctx, message);
+    }
+
+    /**
+     * A graceful stop ({@link HttpServer#stopAccepting()}): the connection reads no more requests, and drops any
+     * already decoded, whatever its replies do from here on (their writability must not turn reading back on while
+     * the ring drains). On the channel's event loop.
+     */
+    static void stop(final Channel channel)
+    {
+        final ReadGate gate = channel.pipeline().get(ReadGate.class);
+        if (gate != null)
+        {
+            gate.ended = true;
+        }
+        channel.config().setAutoRead(false);
     }
 
     @Override

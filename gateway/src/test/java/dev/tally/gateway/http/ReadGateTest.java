@@ -51,6 +51,24 @@ class ReadGateTest
     }
 
     @Test
+    void shouldNeverReadAgainAfterAGracefulStopWhateverTheRepliesDo()
+    {
+        final EmbeddedChannel channel = channel(0);
+
+        ReadGate.stop(channel);
+        channel.write(Unpooled.wrappedBuffer(new byte[HIGH_WATER_MARK + 1]));   // replies of the drain back up...
+        channel.flush();                                                         // ... and drain
+
+        assertFalse(channel.config().isAutoRead(), "a drained reply must not turn reading back on during a stop");
+        final FullHttpRequest decodedBefore = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/late",
+            Unpooled.copiedBuffer(new byte[] {'{', '}'}));
+        channel.writeInbound(decodedBefore);
+        assertNull(channel.readInbound(), "nothing reaches the API handler, so nothing is published into the ring");
+        assertEquals(0, decodedBefore.refCnt());
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
     void shouldDropEveryRequestBehindOneThatSaysConnectionCloseAndNeverReadAgain()
     {
         final EmbeddedChannel channel = channel(0);

@@ -96,18 +96,40 @@ class SnapshotIT
         // Pruning is allowed while PostgreSQL holds everything up to a kept snapshot...
         final TallyCli.Run prune = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--prune-journal");
         assertEquals(0, prune.exitCode(), prune.output());
-        // ... and refused once its watermark is below every kept snapshot (say, a database restored from an
-        // older backup): the next start could use no snapshot and would need the journal from its start.
+
+        // Retention keeps the newest snapshot a start may load: with the watermark back at the middle snapshot (a
+        // writer stalled there), an offline snapshot keeping one keeps that one too, or the pruned journal could not
+        // bring the next start anywhere.
+        try (TallyServer third = new TallyServer(config, ON_REQUEST_ONLY))
+        {
+            transfers(Servers.client(third), "third-", 3);
+        }
+        setWatermark(snapshotIndex);
+        final TallyCli.Run retained = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--snapshots-retained", "1");
+        assertEquals(0, retained.exitCode(), retained.output());
+        final java.util.List<SnapshotDirectory.SnapshotFile> kept =
+            SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)).list();
+        assertEquals(2, kept.size(), kept::toString);
+        assertEquals(snapshotIndex, kept.get(1).journalIndex(), "the snapshot at the watermark is kept");
+
+        // ... and pruning is refused once the watermark is below every kept snapshot (say, a database restored from
+        // an older backup): the next start could use no snapshot and would need the journal from its start.
+        setWatermark(1);
+        final TallyCli.Run refused = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--prune-journal");
+        assertEquals(4, refused.exitCode(), refused.output());
+        assertTrue(refused.output().contains("journal NOT pruned"), refused.output());
+    }
+
+    /** Moves the stopped server's PostgreSQL watermark, as a stalled writer or a restored backup would leave it. */
+    private void setWatermark(final long journalIndex) throws Exception
+    {
         try (EmbeddedDatabase pg = EmbeddedDatabase.start(dataDir.resolve("pg"));
              Database database = Database.connect(pg);
              java.sql.Connection c = database.dataSource().getConnection();
              java.sql.Statement update = c.createStatement())
         {
-            update.executeUpdate("UPDATE ledger_watermark SET journal_index = 1");
+            update.executeUpdate("UPDATE ledger_watermark SET journal_index = " + journalIndex);
         }
-        final TallyCli.Run refused = TallyCli.run("snapshot", "--data-dir", dataDir.toString(), "--prune-journal");
-        assertEquals(4, refused.exitCode(), refused.output());
-        assertTrue(refused.output().contains("journal NOT pruned"), refused.output());
     }
 
     @Test

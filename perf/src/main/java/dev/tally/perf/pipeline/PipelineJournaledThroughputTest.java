@@ -56,7 +56,7 @@ public final class PipelineJournaledThroughputTest
         // Short windows and large expiry budgets keep the key and transfer tables at a steady size
         // during a long run at full speed, as a production deployment sized for its rate would.
         final LedgerConfig config = new LedgerConfig(accounts + 1, accounts + 1, 8_000_000, 1, 8_000_000, 1,
-            2_000, 2_000, 2_000, 4_000_000);
+            2_000, 2_000, 2_000, LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT);
         final Ledger ledger = new Ledger(config);
         final CountingResponder counter = new CountingResponder();
         try (Journal journal = Journal.open(JournalConfig.of(dir.resolve("journal"), durability));
