@@ -488,7 +488,18 @@ public final class ReadModelQueries implements AutoCloseable
         {
             ((PendingRead)read).refuse(ProblemType.SERVICE_UNAVAILABLE, "The server is stopping.");
         }
+        try
+        {
+            // The reads already running answer (and release the replies queued behind theirs) before the connections close.
+            pool.awaitTermination(RUNNING_READS_WAIT_MAX_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
+
+    private static final long RUNNING_READS_WAIT_MAX_MS = 2_000;
 
     @FunctionalInterface
     private interface Query

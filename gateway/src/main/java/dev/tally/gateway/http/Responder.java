@@ -31,6 +31,10 @@ public final class Responder implements EventHandler<LedgerEvent>
     private static final Problem NOT_DURABLE = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The journal could not be forced to disk; the outcome is unknown until the server restarts: retry with the same " +
             "Idempotency-Key.");
+    /** The pipeline halted after this command was journaled, before it was applied: a restart's replay applies it. */
+    private static final Problem OUTCOME_UNKNOWN = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The ledger stopped taking writes after an internal failure with this request in its journal: it takes effect when " +
+            "the server restarts. Retry with the same Idempotency-Key to learn its outcome.");
     private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
@@ -201,26 +205,57 @@ public final class Responder implements EventHandler<LedgerEvent>
             {
                 return renderer.renderProblem(HALTED, body);
             }
+            if (last.journaledNotApplied)
+            {
+                return renderer.renderProblem(OUTCOME_UNKNOWN, body);
+            }
             recordOutcome(last);
             return renderer.render(last.command, last.result, body);
         }
         final long first = sequence - (size - 1);
+        final Problem halted = haltedBatch(first, size);
+        if (halted != null)
+        {
+            return renderer.renderProblem(halted, body);
+        }
         for (int position = 0; position < size; position++)
         {
             final LedgerEvent slot = ring.get(first + position);
-            if (slot.journalFailed)
-            {
-                return renderer.renderProblem(HALTED, body);
-            }
-            if (slot.notDurable)
-            {
-                return renderer.renderProblem(NOT_DURABLE, body);
-            }
             batchCommands[position] = slot.command;
             batchResults[position] = slot.result;
             recordOutcome(slot);
         }
         return renderer.renderBatch(batchCommands, batchResults, size, body);
+    }
+
+    /**
+     * @return the answer to a batch a halt or a failed force reached, or null when every operation ran: "not applied"
+     *         only when none of them was journaled; when some were (applied now, or by a restart's replay) its outcome
+     *         is unknown until the server restarts, and a retry with the same keys tells it.
+     */
+    private Problem haltedBatch(final long first, final int size)
+    {
+        boolean anyFailed = false;
+        boolean allFailed = true;
+        boolean unknown = false;
+        boolean notDurable = false;
+        for (int position = 0; position < size; position++)
+        {
+            final LedgerEvent slot = ring.get(first + position);
+            anyFailed |= slot.journalFailed;
+            allFailed &= slot.journalFailed;
+            unknown |= slot.journaledNotApplied;
+            notDurable |= slot.notDurable;
+        }
+        if (notDurable)
+        {
+            return NOT_DURABLE;
+        }
+        if (allFailed)
+        {
+            return HALTED;
+        }
+        return anyFailed || unknown ? OUTCOME_UNKNOWN : null;
     }
 
     /** Records a reply the read pool writes later, like the ones written here (route, status, latency from receipt). */

@@ -99,10 +99,16 @@ final class BusinessHandler extends HandingOffStage
     private void applyCommand(final LedgerEvent event, final long sequence)
     {
         final Command command = event.command;
-        if (event.journalFailed || health.isHalted())
+        if (event.journalFailed)
         {
+            event.result.clear();   // never journaled: never applied, now or at a restart
+            return;
+        }
+        if (health.isHalted())
+        {
+            // Journaled, but the pipeline halted before this thread reached it: a restart's replay applies it.
             event.result.clear();
-            event.journalFailed = true;
+            event.journaledNotApplied = true;
             return;
         }
         try
@@ -116,10 +122,6 @@ final class BusinessHandler extends HandingOffStage
             event.journalFailed = true;
             return;
         }
-        if (ledger.isUnitComplete())
-        {
-            unitListener.onUnit(ledger, command);
-        }
         if (command.isLastOfBatch())
         {
             final int size = command.batchSize;
@@ -127,6 +129,20 @@ final class BusinessHandler extends HandingOffStage
             for (int position = 0; position < size; position++)
             {
                 ring.get(first + position).result.copyFrom(ledger.result(position));
+            }
+        }
+        if (ledger.isUnitComplete())
+        {
+            try
+            {
+                unitListener.onUnit(ledger, command);
+            }
+            catch (final RuntimeException ex)
+            {
+                // The read model could not take the unit (its writer failed, or its ring stayed full): the command is
+                // journaled and applied, and its reply (copied above) says so; what follows waits for a restart, whose
+                // replay gives PostgreSQL everything from its watermark on.
+                health.halt("the PostgreSQL read model could not take journal index " + command.journalIndex, ex);
             }
         }
     }

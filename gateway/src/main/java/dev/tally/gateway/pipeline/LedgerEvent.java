@@ -21,6 +21,7 @@ import io.netty.channel.Channel;
  *    batchReply
  *  immediate*            gateway I/O thread     responder (IMMEDIATE_REPLY only)
  *  journalFailed         journaler, business    business thread, responder
+ *  journaledNotApplied   business thread        responder
  *  notDurable            journaler (its force   responder (the business thread may still be applying the
  *                          failed)                slot meanwhile: it never reads this field)
  * </pre>
@@ -57,6 +58,11 @@ public final class LedgerEvent
      * (it runs while the batch is forced), but it is not known to be in the journal, so it is answered 503.
      */
     public boolean notDurable;
+    /**
+     * Set by the business thread when the pipeline had halted before it reached this journaled command: not applied now,
+     * but in the journal, so a restart's replay applies it. Answered 503, outcome unknown until then.
+     */
+    public boolean journaledNotApplied;
     /** IMMEDIATE_REPLY: the rendered body (ownership passes to Netty when written), status and headers. */
     public ByteBuf immediateBody;
     public int immediateStatus;
@@ -98,6 +104,7 @@ public final class LedgerEvent
         batchReply = false;
         journalFailed = false;
         notDurable = false;
+        journaledNotApplied = false;
         immediateBody = null;
         immediateAllow = null;
         immediateRetryAfterSeconds = 0;

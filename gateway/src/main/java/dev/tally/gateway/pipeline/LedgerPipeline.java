@@ -7,6 +7,7 @@ import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import com.lmax.disruptor.Sequencer;
+import com.lmax.disruptor.TimeoutException;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.EventProcessorFactory;
@@ -17,8 +18,11 @@ import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.Ledger;
 import java.util.Arrays;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The whole Disruptor graph, built in one place.
@@ -43,11 +47,14 @@ public final class LedgerPipeline implements AutoCloseable
     /** Slots in the input ring: a power of two, at least twice the largest batch so a batch always fits. */
     public static final int RING_SIZE_DEFAULT = 16_384;
 
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerPipeline.class);
+
     private final Disruptor<LedgerEvent> disruptor;
     private final RingBuffer<LedgerEvent> ring;
     private final WaitStrategy waitStrategy;
     private final PipelineHealth health;
     private final TickPublisher ticker;
+    private final StageThreads threads = new StageThreads();
 
     /**
      * Builds and starts the pipeline.
@@ -82,7 +89,7 @@ public final class LedgerPipeline implements AutoCloseable
 
         // 1. The ring: multi-producer (every Netty I/O thread and the ticker publish), pre-allocated slots.
         waitStrategy = config.waitStrategy().create();
-        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), new StageThreads(), ProducerType.MULTI, waitStrategy);
+        disruptor = new Disruptor<>(LedgerEvent::new, config.ringSize(), threads, ProducerType.MULTI, waitStrategy);
         ring = disruptor.getRingBuffer();
 
         // 2. Any exception escaping a stage halts writes instead of skipping the event.
@@ -139,17 +146,43 @@ public final class LedgerPipeline implements AutoCloseable
         return health;
     }
 
-    /** Stops the ticks, lets every published event through the stages, then stops the threads. */
+    /**
+     * Stops the ticks, lets every published event through the stages, then stops the threads and waits for them to
+     * end, so that the caller owns the journal and the ledger afterwards. A stage stuck for {@link #DRAIN_WAIT_MAX_MS}
+     * (a force that never returns) does not hold the stop forever: the stages are halted then, with an ERROR.
+     */
     @Override
     public void close()
     {
+        close(DRAIN_WAIT_MAX_MS, THREAD_END_WAIT_MAX_MS);
+    }
+
+    /** {@link #close()} with other bounds (tests). */
+    void close(final long drainWaitMaxMs, final long threadEndWaitMaxMs)
+    {
         ticker.close();
-        disruptor.shutdown();
+        try
+        {
+            disruptor.shutdown(drainWaitMaxMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            LOG.error("the pipeline did not drain within {} ms (a stage is stuck): halting it; requests still in the ring " +
+                "get no reply", drainWaitMaxMs);
+            health.halt("stop: the pipeline did not drain", ex);
+            disruptor.halt();
+        }
         if (waitStrategy instanceof WakingWaitStrategy)
         {
             ((WakingWaitStrategy)waitStrategy).wakeAll();   // the halted stages see their alert now, not after a park
         }
+        threads.awaitEnd(threadEndWaitMaxMs);
     }
+
+    /** How long a stop waits for the stages to drain the ring: far beyond a healthy drain (milliseconds). */
+    static final long DRAIN_WAIT_MAX_MS = 30_000;
+    /** How long a stop waits for each stage's thread to end once halted. */
+    static final long THREAD_END_WAIT_MAX_MS = 5_000;
 
     /** Sizes and timings of the pipeline, validated once at startup. */
     public record PipelineConfig(int ringSize, WaitStrategyName waitStrategy, long tickIntervalMs)
@@ -182,6 +215,7 @@ public final class LedgerPipeline implements AutoCloseable
     {
         private static final String[] NAMES = {"tally-journaler", "tally-business", "tally-responder"};
         private final AtomicInteger created = new AtomicInteger();
+        private final java.util.List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
         public Thread newThread(final Runnable runnable)
@@ -189,7 +223,29 @@ public final class LedgerPipeline implements AutoCloseable
             final int n = created.getAndIncrement();
             final Thread thread = new Thread(runnable, n < NAMES.length ? NAMES[n] : "tally-stage-" + n);
             thread.setDaemon(true);
+            threads.add(thread);
             return thread;
+        }
+
+        /** Waits for every stage thread to end (each at most {@code waitMaxMs}); logs one that does not. */
+        void awaitEnd(final long waitMaxMs)
+        {
+            for (final Thread thread : threads)
+            {
+                try
+                {
+                    thread.join(waitMaxMs);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                if (thread.isAlive())
+                {
+                    LOG.error("stage thread {} did not end within {} ms of the stop", thread.getName(), waitMaxMs);
+                }
+            }
         }
     }
 

@@ -46,5 +46,16 @@ final class TickPublisher implements AutoCloseable
     public void close()
     {
         scheduler.shutdownNow();
+        try
+        {
+            // A tick being published now finishes before the pipeline's drain starts: none lands after it.
+            scheduler.awaitTermination(CLOSE_WAIT_MAX_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
+
+    private static final long CLOSE_WAIT_MAX_MS = 2_000;
 }

@@ -20,7 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * Netty I/O thread ~2–3 µs per request and gained nothing (docs/BENCHMARKS.md).
  *
  * <p>No lost wake-up: a waiter announces itself (volatile write), then re-reads the sequence it waits for and
- * its barrier's alert; a waker writes that sequence (or the alert) first (volatile), then reads the announcement.
+ * its barrier's alert; a waker writes that sequence (or the alert) first with a volatile store (a full fence:
+ * {@code StageHandoff} uses {@code Sequence.setVolatile}, not the release store of {@code Sequence.set}, and a
+ * publisher's claim is a compare-and-set), then reads the announcement. Both sides store then load with a fence
+ * between, so at least one of them sees the other.
  */
 public final class WakingWaitStrategy implements WaitStrategy
 {

@@ -224,14 +224,16 @@ public final class TallyServer implements AutoCloseable
         {
             referenceCheck.close();   // the journaler has stopped: nothing asks any more
         }
+        if (queries != null)
+        {
+            // Before the connections close: a reply a PostgreSQL read holds back holds every later reply of its
+            // connection behind it (HttpReplies.hold), and those must leave before the close does.
+            queries.close();
+        }
         http.close();
         if (relay != null)
         {
             relay.close();   // before the pool closes; events it had claimed are delivered after their lease
-        }
-        if (queries != null)
-        {
-            queries.close();
         }
         if (readModel != null)
         {
