@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *  record: a webhook_deliveries row per attempt; published, or rescheduled with backoff ──► one transaction
  *  every cleanupIntervalMs: delete published rows older than the retention, in small transactions
  *  every statsIntervalMs: read the backlog (unpublished rows, oldest age) for the gauges
+ *  (both scheduled before they run, and failing on their own: neither ever holds back a round)
  * </pre>
  *
  * <p>Any number of relays may run on one database (other processes, or several in one for tests): claims
@@ -68,6 +69,8 @@ public final class OutboxRelay implements Agent, AutoCloseable
     private long nextStatsNs;
     private long databaseRetryAtNs;
     private boolean databaseDown;
+    private boolean cleanupFailing;
+    private boolean backlogFailing;
 
     // metrics: written by the relay thread, read by any
     private volatile long eventsPublished;
@@ -124,18 +127,21 @@ public final class OutboxRelay implements Agent, AutoCloseable
         {
             return 0;
         }
+        // Housekeeping never gates delivery: each is scheduled before it runs and fails on its own, so one that fails
+        // every time (a statement timeout, a partition drop blocked by a dependent view) runs at its own pace while
+        // the rounds go on.
+        if (nowNs - nextStatsNs >= 0)
+        {
+            nextStatsNs = nowNs + TimeUnit.MILLISECONDS.toNanos(config.statsIntervalMs());
+            refreshBacklog();
+        }
+        if (nowNs - nextCleanupNs >= 0)
+        {
+            nextCleanupNs = nowNs + TimeUnit.MILLISECONDS.toNanos(config.cleanupIntervalMs());
+            cleanup();
+        }
         try
         {
-            if (nowNs - nextStatsNs >= 0)
-            {
-                refreshBacklog();
-                nextStatsNs = nowNs + TimeUnit.MILLISECONDS.toNanos(config.statsIntervalMs());
-            }
-            if (nowNs - nextCleanupNs >= 0)
-            {
-                cleanup();
-                nextCleanupNs = nowNs + TimeUnit.MILLISECONDS.toNanos(config.cleanupIntervalMs());
-            }
             final int events = round();
             if (databaseDown)
             {
@@ -262,16 +268,53 @@ public final class OutboxRelay implements Agent, AutoCloseable
         return attempts;
     }
 
-    private void refreshBacklog() throws SQLException
+    /** Refreshes the backlog gauges; a failure keeps the last values (and is logged once per streak). */
+    private void refreshBacklog()
     {
-        final double[] backlog = sql.backlog();
-        backlogEvents = (long)backlog[0];
-        oldestUnpublishedAgeS = backlog[1];
+        try
+        {
+            final double[] backlog = sql.backlog();
+            backlogEvents = (long)backlog[0];
+            oldestUnpublishedAgeS = backlog[1];
+            if (backlogFailing)
+            {
+                backlogFailing = false;
+                LOG.info("outbox relay {}: backlog gauges refreshed again", name);
+            }
+        }
+        catch (final SQLException ex)
+        {
+            if (!backlogFailing)
+            {
+                backlogFailing = true;
+                LOG.warn("outbox relay {}: cannot read the backlog, retrying every {} ms: {}", name, config.statsIntervalMs(), ex.toString());
+            }
+        }
     }
 
-    private void cleanup() throws SQLException
+    /** Cleans up past the retention; a failure is retried at the next cleanup time (and logged once per streak). */
+    private void cleanup()
     {
-        final long[] deleted = cleaner.run();
+        final long[] deleted;
+        try
+        {
+            deleted = cleaner.run();
+        }
+        catch (final SQLException ex)
+        {
+            if (!cleanupFailing)
+            {
+                cleanupFailing = true;
+                LOG.warn("outbox relay {}: cleanup failed, retrying every {} ms; delivery goes on: {}", name,
+                    config.cleanupIntervalMs(), ex.toString());
+            }
+            return;
+        }
+        if (cleanupFailing)
+        {
+            cleanupFailing = false;
+            LOG.info("outbox relay {}: cleanup works again", name);
+        }
         rowsCleaned += deleted[0];
         if (deleted[0] + deleted[1] + deleted[2] > 0)
         {

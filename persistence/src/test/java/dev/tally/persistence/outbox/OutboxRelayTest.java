@@ -326,6 +326,41 @@ class OutboxRelayTest
     }
 
     @Test
+    void shouldKeepDeliveringWhileTheCleanupFailsEveryTime() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        // Every DELETE on outbox fails (as a statement timeout or a blocked partition drop would, every time); the
+        // sequence counts the cleanup's tries (nextval is not rolled back with the failed statement).
+        rows.update("CREATE SEQUENCE cleanup_tries");
+        rows.update("CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+            + " PERFORM nextval('cleanup_tries'); RAISE EXCEPTION 'cleanup refused by the test'; END $$");
+        rows.update("CREATE TRIGGER outbox_refuse_delete BEFORE DELETE ON outbox FOR EACH STATEMENT EXECUTE FUNCTION refuse_delete()");
+        final UUID first = rows.insert("tr-c1", "TransferPosted");
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(),
+                fastConfig(receiver).withRetention(Duration.ofDays(1).toMillis(), 100)).start();
+            try (relay)
+            {
+                rows.awaitAllPublished(5_000);
+                // Several failed cleanups later, a new event is still delivered.
+                final long deadline = System.nanoTime() + 5_000_000_000L;
+                while (rows.count("SELECT last_value FROM cleanup_tries") < 3 && System.nanoTime() - deadline < 0)
+                {
+                    Thread.sleep(10);
+                }
+                final UUID second = rows.insert("tr-c2", "TransferPosted");
+                rows.awaitAllPublished(5_000);
+                assertEquals(List.of(first.toString(), second.toString()),
+                    receiver.accepted().stream().map(WebhookReceiver.Received::eventId).toList());
+            }
+            assertTrue(rows.count("SELECT last_value FROM cleanup_tries") >= 3, "the failing cleanup is retried on its schedule");
+            assertEquals(0, relay.rowsCleaned());
+        }
+    }
+
+    @Test
     void shouldDeletePublishedRowsOlderThanTheRetentionAndKeepUnpublishedOnes() throws Exception
     {
         final Database db = pg.newDatabase();
