@@ -150,10 +150,51 @@ final class OutboxSql
     /** {@code outbox.last_error} holds at most this many characters (V3's CHECK). */
     static final int LAST_ERROR_LENGTH_MAX = 1_000;
 
-    /** @return {@code error} cut to fit {@code outbox.last_error}: an overlong one must not fail the round's bookkeeping. */
+    /**
+     * @return {@code error} made safe for SQL ({@link #sqlText}) and cut to fit {@code outbox.last_error}: an overlong
+     * one must not fail the round's bookkeeping.
+     */
     static String lastError(final String error)
     {
-        return error.length() <= LAST_ERROR_LENGTH_MAX ? error : error.substring(0, LAST_ERROR_LENGTH_MAX);
+        final String text = sqlText(error);
+        return text.length() <= LAST_ERROR_LENGTH_MAX ? text : text.substring(0, LAST_ERROR_LENGTH_MAX);
+    }
+
+    /**
+     * @return {@code text} with every control character written as {@code \\uXXXX} (NUL as {@code \\u0000}). Error texts quote what a remote
+     * server sent (the HTTP client's message can hold its raw status line), and PostgreSQL's {@code text} refuses a
+     * NUL: one would fail the whole {@link #record} of a round, every endpoint's acknowledgements with it, on every
+     * retry. The other control characters are escaped too, so that the reason stays one readable line.
+     */
+    static String sqlText(final String text)
+    {
+        if (text == null)
+        {
+            return null;
+        }
+        int i = 0;
+        while (i < text.length() && !Character.isISOControl(text.charAt(i)))
+        {
+            i++;
+        }
+        if (i == text.length())
+        {
+            return text;
+        }
+        final StringBuilder escaped = new StringBuilder(text.length() + 16).append(text, 0, i);
+        for (; i < text.length(); i++)
+        {
+            final char ch = text.charAt(i);
+            if (Character.isISOControl(ch))
+            {
+                escaped.append(String.format("\\u%04x", (int)ch));
+            }
+            else
+            {
+                escaped.append(ch);
+            }
+        }
+        return escaped.toString();
     }
 
     static String deliveredKey(final UUID eventId, final String endpointUrl)
@@ -204,7 +245,7 @@ final class OutboxSql
                         for (final Retry r : retries)
                         {
                             s.setLong(1, r.delayMs());
-                            s.setString(2, r.error());
+                            s.setString(2, lastError(r.error()));
                             s.setObject(3, r.event().id());
                             s.setInt(4, r.event().attempt());
                             s.addBatch();
@@ -242,7 +283,7 @@ final class OutboxSql
                 {
                     s.setInt(6, a.statusCode());
                 }
-                s.setString(7, a.error());
+                s.setString(7, DeliveryAttempt.truncate(sqlText(a.error())));
                 s.setInt(8, (int)Math.min(Integer.MAX_VALUE, a.durationMs()));
                 s.setBoolean(9, a.succeeded());
                 // The row says when this event is tried next: only a failed event of a failed round has a time.

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -21,6 +22,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -61,7 +63,13 @@ class OutboxRelayTest
     /** Fast settings: poll every 10 ms, 400 ms per request, retries after 50, 100, 200, 400, 400 … ms. */
     static RelayConfig fastConfig(final WebhookReceiver receiver)
     {
-        return RelayConfig.defaults(List.of(new WebhookEndpoint(receiver.url(), SECRET)))
+        return fastConfig(receiver.url());
+    }
+
+    /** {@link #fastConfig(WebhookReceiver)} for these endpoints, all signed with {@link #SECRET}. */
+    static RelayConfig fastConfig(final URI... urls)
+    {
+        return RelayConfig.defaults(Arrays.stream(urls).map(url -> new WebhookEndpoint(url, SECRET)).toList())
             .withTimings(10, REQUEST_TIMEOUT_MS, 10_000)
             .withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
     }
@@ -286,10 +294,8 @@ class OutboxRelayTest
              WebhookReceiver flaky = new WebhookReceiver(SECRET, (id, nth) -> nth <= 2 ? new WebhookReceiver.Answer(502, 0)
                  : WebhookReceiver.Answer.OK))
         {
-            final RelayConfig config = RelayConfig.defaults(List.of(new WebhookEndpoint(healthy.url(), SECRET),
-                    new WebhookEndpoint(java.net.URI.create(flaky.url() + "?second"), SECRET)))
-                .withTimings(10, REQUEST_TIMEOUT_MS, 10_000).withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
-            final OutboxRelay relay = new OutboxRelay(db.dataSource(), config).start();
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(healthy.url(), URI.create(flaky.url() + "?second")))
+                .start();
             try (relay)
             {
                 rows.awaitAllPublished(10_000);
@@ -308,17 +314,11 @@ class OutboxRelayTest
         final OutboxRows rows = new OutboxRows(db);
         final UUID event = rows.insert("tr-long", "TransferPosted");
         // Port 1 on loopback refuses at once; the URL alone is longer than outbox.last_error may hold.
-        final WebhookEndpoint refusing = new WebhookEndpoint(java.net.URI.create("http://127.0.0.1:1/" + "x".repeat(1_500)), SECRET);
-        final RelayConfig config = RelayConfig.defaults(List.of(refusing)).withTimings(10, REQUEST_TIMEOUT_MS, 10_000)
-            .withBackoff(BACKOFF_BASE_MS, BACKOFF_CAP_MS);
-        final OutboxRelay relay = new OutboxRelay(db.dataSource(), config).start();
+        final URI refusing = URI.create("http://127.0.0.1:1/" + "x".repeat(1_500));
+        final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(refusing)).start();
         try (relay)
         {
-            final long deadline = System.nanoTime() + 10_000_000_000L;
-            while (rows.count("SELECT count(*) FROM webhook_deliveries") < 2 && System.nanoTime() - deadline < 0)
-            {
-                Thread.sleep(10);
-            }
+            rows.awaitCount("SELECT count(*) FROM webhook_deliveries", 2, 10_000);
         }
         assertTrue(relay.deliveriesFailed() >= 2, "failed attempts were recorded and retried");
         assertEquals(OutboxSql.LAST_ERROR_LENGTH_MAX, rows.count("SELECT length(last_error) FROM outbox WHERE id = '" + event + "'"));
@@ -345,11 +345,7 @@ class OutboxRelayTest
             {
                 rows.awaitAllPublished(5_000);
                 // Several failed cleanups later, a new event is still delivered.
-                final long deadline = System.nanoTime() + 5_000_000_000L;
-                while (rows.count("SELECT last_value FROM cleanup_tries") < 3 && System.nanoTime() - deadline < 0)
-                {
-                    Thread.sleep(10);
-                }
+                rows.awaitCount("SELECT last_value FROM cleanup_tries", 3, 5_000);
                 final UUID second = rows.insert("tr-c2", "TransferPosted");
                 rows.awaitAllPublished(5_000);
                 assertEquals(List.of(first.toString(), second.toString()),
@@ -358,6 +354,48 @@ class OutboxRelayTest
             assertTrue(rows.count("SELECT last_value FROM cleanup_tries") >= 3, "the failing cleanup is retried on its schedule");
             assertEquals(0, relay.rowsCleaned());
         }
+    }
+
+    @Test
+    void shouldRecordARoundWhoseErrorTextHoldsANulFromTheEndpoint() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID fine = rows.insert("tr-fine", "TransferPosted");
+        final UUID refused = rows.insert("tr-nul", "TransferPosted");
+        // The JDK client's error quotes the invalid status line, NUL included; PostgreSQL's text refuses a NUL.
+        try (WebhookReceiver healthy = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK);
+             RawHttpEndpoint raw = new RawHttpEndpoint(id -> id.equals(refused.toString()) ? "HTTP/1.1 2" + '\0' + "00 OK" : "HTTP/1.1 200 OK"))
+        {
+            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(healthy.url(), raw.url())).start())
+            {
+                rows.awaitCount("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", 1, 5_000);
+                rows.awaitCount("SELECT count(*) FROM webhook_deliveries WHERE NOT succeeded", 2, 5_000);
+            }
+            assertEquals(1, rows.count("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL AND id = '" + fine + "'"),
+                "the round was recorded: the event both endpoints took is published");
+            assertEquals(Set.of(fine.toString(), refused.toString()), Set.copyOf(healthy.received().stream()
+                .map(WebhookReceiver.Received::eventId).toList()));
+            assertEquals(2, healthy.received().size(), "the healthy endpoint got each event once: its acknowledgements were recorded");
+            assertEquals(1, raw.received().stream().filter(fine.toString()::equals).count(), "the published event was not resent");
+        }
+        final List<Map<String, Object>> log = deliveries(db, refused);
+        final List<Map<String, Object>> failed = log.stream().filter(r -> !(Boolean)r.get("succeeded")).toList();
+        assertTrue(failed.size() >= 2, "the refused event's failures are logged: " + log);
+        final String error = String.valueOf(failed.get(0).get("error"));
+        assertTrue(error.contains("Invalid status line") && error.contains("\\u0000") && error.indexOf('\0') < 0, error);
+        final String lastError = text(db, "SELECT last_error FROM outbox WHERE id = '" + refused + "'");
+        assertTrue(lastError.contains("\\u0000") && lastError.indexOf('\0') < 0, lastError);
+    }
+
+    @Test
+    void shouldEscapeControlCharactersInErrorTexts()
+    {
+        assertEquals("HTTP/1.1 2\\u000000 OK\\u000d\\u000a", OutboxSql.sqlText("HTTP/1.1 2" + '\0' + "00 OK\r\n"));
+        final String plain = "ConnectException: refused";
+        assertTrue(plain == OutboxSql.sqlText(plain), "text without control characters is passed as is");
+        assertNull(OutboxSql.sqlText(null));
+        assertEquals(OutboxSql.LAST_ERROR_LENGTH_MAX, OutboxSql.lastError("\0".repeat(OutboxSql.LAST_ERROR_LENGTH_MAX)).length());
     }
 
     @Test

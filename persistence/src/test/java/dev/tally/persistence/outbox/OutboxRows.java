@@ -78,6 +78,18 @@ public final class OutboxRows
         }
     }
 
+    /** Waits up to {@code timeoutMs} until the count {@code sql} reads reaches {@code atLeast}; @return the last count read. */
+    public long awaitCount(final String sql, final long atLeast, final long timeoutMs) throws SQLException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long count;
+        while ((count = count(sql)) < atLeast && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(10);
+        }
+        return count;
+    }
+
     /** Waits until no outbox row is unpublished. */
     public void awaitAllPublished(final long timeoutMs) throws SQLException, InterruptedException
     {
