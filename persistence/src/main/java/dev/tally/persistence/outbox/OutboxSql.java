@@ -24,7 +24,7 @@ import java.util.UUID;
  * <h2>Claim: heads of aggregates, SKIP LOCKED, then a lease</h2>
  * <pre>
  * prefix  = the oldest {@code headWindowRows} unpublished rows, in id order      (partial index outbox_unpublished)
- * heads   = per (aggregate_type, aggregate_id), the first row of the prefix     (DISTINCT ON)
+ * heads   = per (tenant_id, aggregate_type, aggregate_id), the first row of the prefix   (DISTINCT ON)
  * claimed = heads that are due, oldest first, LIMIT batch, FOR UPDATE SKIP LOCKED
  * UPDATE claimed SET next_attempt_at = now() + lease, attempts + 1  RETURNING …   then COMMIT
  * </pre>
@@ -55,11 +55,11 @@ final class OutboxSql
 {
     private static final String CLAIM =
         "WITH prefix AS (" +
-        "    SELECT id, aggregate_type, aggregate_id, next_attempt_at FROM outbox" +
+        "    SELECT id, tenant_id, aggregate_type, aggregate_id, next_attempt_at FROM outbox" +
         "    WHERE published_at IS NULL ORDER BY id LIMIT ?" +
         "), heads AS (" +
-        "    SELECT DISTINCT ON (aggregate_type, aggregate_id) id, next_attempt_at FROM prefix" +
-        "    ORDER BY aggregate_type, aggregate_id, id" +
+        "    SELECT DISTINCT ON (tenant_id, aggregate_type, aggregate_id) id, next_attempt_at FROM prefix" +
+        "    ORDER BY tenant_id, aggregate_type, aggregate_id, id" +
         ") " +
         "UPDATE outbox o SET next_attempt_at = now() + ?::float8 * interval '1 millisecond', attempts = o.attempts + 1 " +
         "WHERE o.id IN (" +

@@ -28,8 +28,9 @@ import org.agrona.collections.Long2LongHashMap;
  * it, embedded as JSON (not a string holding JSON). It came without a new schema version (a field added, which
  * consumers ignore until they know it); events written before it existed have no such member.
  *
- * <p>Aggregates, for per-aggregate ordering by the relay: an account ("account", its id), a transfer
- * ("transfer", its uuid; a reversal is an event of the transfer it reverses), a hold ("hold", its uuid).
+ * <p>Aggregates, for per-aggregate ordering by the relay: an account ("account", its id, unique only within its
+ * tenant: the relay keys aggregates by tenant too), a transfer ("transfer", its uuid; a reversal is an event of the
+ * transfer it reverses), a hold ("hold", its uuid).
  */
 final class EventPayloads
 {

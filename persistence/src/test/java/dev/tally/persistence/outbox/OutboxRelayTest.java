@@ -174,6 +174,28 @@ class OutboxRelayTest
     }
 
     @Test
+    void shouldNotHoldBackAnotherTenantsAggregateOfTheSameId() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        // Account ids are unique per tenant only: tenant 1's account 42 and tenant 2's account 42 are two aggregates.
+        final UUID poison = rows.insert(1, "account", "42", "AccountCreated", Instant.now());
+        final UUID other = rows.insert(2, "account", "42", "AccountCreated", Instant.now());
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
+            (id, nth) -> id.equals(poison.toString()) ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
+        {
+            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+            {
+                rows.awaitCount("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", 1, 5_000);
+            }
+            assertEquals(List.of(other.toString()), receiver.accepted().stream().map(WebhookReceiver.Received::eventId).toList(),
+                "tenant 2's event is delivered while tenant 1's is refused");
+            assertTrue(receiver.received().stream().filter(r -> r.eventId().equals(poison.toString())).count() >= 1);
+        }
+        assertEquals(1, rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL AND id = '" + poison + "'"));
+    }
+
+    @Test
     void shouldDeliverEveryEventExactlyOnceWithTwoRelaysOnTheSameTable() throws Exception
     {
         final Database db = pg.newDatabase();
@@ -462,7 +484,7 @@ class OutboxRelayTest
         // One event half-way is refused forever: it and the later events of its aggregate stay unpublished.
         final String poison = text(db, "SELECT id::text FROM outbox ORDER BY id OFFSET " + events / 2 + " LIMIT 1");
         final long blocked = rows.count("SELECT count(*) FROM outbox o, outbox p WHERE p.id = '" + poison + "'"
-            + " AND o.aggregate_type = p.aggregate_type AND o.aggregate_id = p.aggregate_id AND o.id >= p.id");
+            + " AND o.tenant_id = p.tenant_id AND o.aggregate_type = p.aggregate_type AND o.aggregate_id = p.aggregate_id AND o.id >= p.id");
         try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
             (id, nth) -> id.equals(poison) ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
         {

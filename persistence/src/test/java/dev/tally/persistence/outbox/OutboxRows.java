@@ -25,26 +25,34 @@ public final class OutboxRows
         this.db = db;
     }
 
-    /** Inserts an unpublished TransferPosted (or other type) event of {@code aggregateId} at {@code at}. */
+    /** Inserts an unpublished TransferPosted (or other type) event of tenant 7's {@code aggregateId} at {@code at}. */
     public UUID insert(final String aggregateType, final String aggregateId, final String eventType, final Instant at)
         throws SQLException
+    {
+        return insert(7, aggregateType, aggregateId, eventType, at);
+    }
+
+    /** Inserts an unpublished event of {@code tenantId}'s {@code aggregateId} at {@code at}. */
+    public UUID insert(final long tenantId, final String aggregateType, final String aggregateId, final String eventType,
+                       final Instant at) throws SQLException
     {
         final long index = ++journalIndex;
         final long timeNs = at.getEpochSecond() * 1_000_000_000L + at.getNano();
         final UUID id = new UUID(Uuid7.hi(timeNs, Uuid7.KIND_EVENT), Uuid7.lo(index, 0));
-        final String payload = "{\"schemaVersion\":1,\"eventId\":\"" + id + "\",\"type\":\"" + eventType + "\",\"tenantId\":7," +
+        final String payload = "{\"schemaVersion\":1,\"eventId\":\"" + id + "\",\"type\":\"" + eventType + "\",\"tenantId\":" + tenantId + "," +
             "\"journalIndex\":" + index + ",\"aggregateId\":\"" + aggregateId + "\"}";
         try (Connection c = db.dataSource().getConnection(); PreparedStatement s = c.prepareStatement(
             "INSERT INTO outbox (id, tenant_id, aggregate_type, aggregate_id, event_type, payload, journal_index, created_at)" +
-            " VALUES (?, 7, ?, ?, ?, ?::jsonb, ?, ?)"))
+            " VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, ?)"))
         {
             s.setObject(1, id);
-            s.setString(2, aggregateType);
-            s.setString(3, aggregateId);
-            s.setString(4, eventType);
-            s.setString(5, payload);
-            s.setLong(6, index);
-            s.setTimestamp(7, Timestamp.from(at));
+            s.setLong(2, tenantId);
+            s.setString(3, aggregateType);
+            s.setString(4, aggregateId);
+            s.setString(5, eventType);
+            s.setString(6, payload);
+            s.setLong(7, index);
+            s.setTimestamp(8, Timestamp.from(at));
             s.executeUpdate();
         }
         return id;
