@@ -11,8 +11,8 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * Deletes published outbox rows older than the retention, and delivery-log rows older than it, in small
- * transactions.
+ * Deletes published outbox rows older than the retention, and delivery-log rows older than it (except the
+ * successful attempts of events not yet published), in small transactions.
  *
  * <p>What it deletes is always a <b>prefix in id (= journaled time) order</b>: every row older than a cut
  * {@code C = min(now − retention, created_at of the oldest unpublished event)}, truncated to the millisecond.
@@ -51,15 +51,29 @@ final class OutboxCleaner
     private static final String DELETE_OUTBOX =
         "DELETE FROM outbox WHERE id IN (" +
         " SELECT id FROM outbox WHERE id < ? AND published_at IS NOT NULL ORDER BY id LIMIT ?)";
-    // Identity ids follow insertion, which follows attempt time closely: look only at the oldest rows.
+    // One window of the delivery log in id order (identity ids follow insertion, which follows attempt time
+    // closely): deletes its rows past the retention except the successful attempts of events not yet published,
+    // which the relay reads so as not to call again an endpoint that acknowledged (OutboxSql.deliveredEndpoints).
+    // The probe is a lookup in the small partial index outbox_unpublished. Returns {deleted, rows in the window,
+    // the window's last id, whether the window reached rows inside the retention}.
     private static final String DELETE_DELIVERIES =
-        "DELETE FROM webhook_deliveries WHERE id IN (" +
-        " SELECT id FROM (SELECT id, attempted_at FROM webhook_deliveries ORDER BY id LIMIT ?) oldest" +
-        " WHERE attempted_at < now() - ?::float8 * interval '1 millisecond')";
+        "WITH scanned AS (" +
+        "    SELECT id, event_id, attempted_at, succeeded FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT ?" +
+        "), gone AS (" +
+        "    DELETE FROM webhook_deliveries WHERE id IN (" +
+        "        SELECT s.id FROM scanned s WHERE s.attempted_at < now() - ?::float8 * interval '1 millisecond'" +
+        "          AND NOT (s.succeeded AND EXISTS (" +
+        "              SELECT 1 FROM outbox o WHERE o.id = s.event_id AND o.published_at IS NULL)))" +
+        "    RETURNING 1" +
+        ") " +
+        "SELECT (SELECT count(*) FROM gone), count(*), coalesce(max(id), 0)," +
+        " coalesce(bool_or(attempted_at >= now() - ?::float8 * interval '1 millisecond'), false) FROM scanned";
 
     private final DataSource dataSource;
     private final long retentionMs;
     private final int batchRows;
+    /** Where the next run's delivery log scan starts: past the kept rows a run had no budget left to go beyond. */
+    private long deliveriesFrom;
 
     OutboxCleaner(final DataSource dataSource, final long retentionMs, final int batchRows)
     {
@@ -69,7 +83,7 @@ final class OutboxCleaner
     }
 
     /** @return {outbox rows deleted, delivery log rows deleted, outbox months dropped}. */
-    long[] run() throws SQLException
+    synchronized long[] run() throws SQLException
     {
         final long cutMs = cutMs();
         moveRetainedFrom(cutMs);
@@ -81,12 +95,42 @@ final class OutboxCleaner
             s.setObject(1, bound);
             s.setInt(2, batchRows);
         });
-        final long deliveries = deleteInBatches(DELETE_DELIVERIES, s ->
+        return new long[] {outbox, deleteDeliveries(), dropped};
+    }
+
+    /**
+     * Deletes the delivery log past the retention, window after window of {@code batchRows} rows in id order, one
+     * transaction each, up to the first window that reaches rows inside the retention (or the end of the log).
+     * The successful attempts of unpublished events are kept, so windows step over them instead of stopping at
+     * them; a run that used up its {@value #BATCHES_PER_RUN_MAX} windows before reaching the retained rows leaves
+     * the next run to go on from there. Cost per run: at most that many windows of {@code batchRows} rows, each
+     * row probed once in the partial index of unpublished events.
+     */
+    private long deleteDeliveries() throws SQLException
+    {
+        long deleted = 0;
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(DELETE_DELIVERIES))
         {
-            s.setInt(1, batchRows);
-            s.setLong(2, retentionMs);
-        });
-        return new long[] {outbox, deliveries, dropped};
+            for (int batch = 0; batch < BATCHES_PER_RUN_MAX; batch++)
+            {
+                s.setLong(1, deliveriesFrom);
+                s.setInt(2, batchRows);
+                s.setLong(3, retentionMs);
+                s.setLong(4, retentionMs);
+                try (ResultSet rs = s.executeQuery())   // autocommit: one short transaction per window
+                {
+                    rs.next();
+                    deleted += rs.getLong(1);
+                    if (rs.getLong(2) < batchRows || rs.getBoolean(4))
+                    {
+                        deliveriesFrom = 0;   // reached the retained rows: the next run starts from the oldest again
+                        return deleted;
+                    }
+                    deliveriesFrom = rs.getLong(3);
+                }
+            }
+        }
+        return deleted;
     }
 
     private int dropMonths(final long cutMs) throws SQLException

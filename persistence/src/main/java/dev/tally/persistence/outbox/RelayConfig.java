@@ -17,7 +17,8 @@ import java.util.List;
  *                           delays its events by this much. Must exceed {@code requestTimeoutMs} with margin.
  * @param backoffBaseMs      delay after the first failed attempt; doubled per further failure ...
  * @param backoffCapMs       ... up to this cap.
- * @param retentionMs        published events (and delivery log rows) older than this are deleted.
+ * @param retentionMs        published events (and delivery log rows, but the acknowledgements of events not yet
+ *                           published) older than this are deleted.
  * @param cleanupIntervalMs  how often the cleanup runs (on the relay's thread, between rounds).
  * @param cleanupBatchRows   rows deleted per cleanup transaction (short transactions, small WAL bursts).
  * @param statsIntervalMs    how often the backlog gauges are refreshed (one query each).

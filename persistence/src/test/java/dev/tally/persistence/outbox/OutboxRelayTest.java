@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -312,21 +313,88 @@ class OutboxRelayTest
         final Database db = pg.newDatabase();
         final OutboxRows rows = new OutboxRows(db);
         final UUID event = rows.insert("tr-two", "TransferPosted");
+        final int[] calls = deliverPastRefusals(db, rows, 2, config -> config);
+        assertEquals(1, calls[0], "acknowledged once, not called on the retries");
+        assertEquals(3, calls[1], "502, 502, then 200");
+        assertEquals(4, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"));
+        assertEquals(2, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded"));
+    }
+
+    @Test
+    void shouldNotCallAgainAnEndpointThatAcknowledgedAnEventRetriedPastTheRetention() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-old", "TransferPosted");
+        // Six refusals take ~1.2 s of backoff; the retention is 200 ms, the cleanup runs every 50 ms.
+        final int[] calls = deliverPastRefusals(db, rows, 6, config -> config.withRetention(200, 50));
+        assertEquals(1, calls[0], "acknowledged once, not called again once its log row passed the retention");
+        assertEquals(7, calls[1], "six refusals, then 200");
+        // Once the event is published, its rows past the retention go like any other.
+        Thread.sleep(250);
+        new OutboxCleaner(db.dataSource(), 200, 1_000).run();
+        assertEquals(0, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"));
+    }
+
+    /**
+     * Delivers the outbox to a healthy endpoint and one that answers 502 {@code refusals} times first.
+     *
+     * @return {requests the healthy endpoint got, requests the other got}.
+     */
+    private static int[] deliverPastRefusals(final Database db, final OutboxRows rows, final int refusals,
+                                             final UnaryOperator<RelayConfig> settings) throws Exception
+    {
         try (WebhookReceiver healthy = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK);
-             WebhookReceiver flaky = new WebhookReceiver(SECRET, (id, nth) -> nth <= 2 ? new WebhookReceiver.Answer(502, 0)
+             WebhookReceiver flaky = new WebhookReceiver(SECRET, (id, nth) -> nth <= refusals ? new WebhookReceiver.Answer(502, 0)
                  : WebhookReceiver.Answer.OK))
         {
-            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(healthy.url(), URI.create(flaky.url() + "?second")))
-                .start();
-            try (relay)
+            try (OutboxRelay relay = new OutboxRelay(db.dataSource(),
+                settings.apply(fastConfig(healthy.url(), URI.create(flaky.url() + "?second")))).start())
             {
                 rows.awaitAllPublished(10_000);
             }
-            assertEquals(1, healthy.received().size(), "acknowledged once, not called on the retries");
-            assertEquals(3, flaky.received().size(), "502, 502, then 200");
-            assertEquals(4, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + event + "'"));
-            assertEquals(2, rows.count("SELECT count(*) FROM webhook_deliveries WHERE succeeded"));
+            return new int[] {healthy.received().size(), flaky.received().size()};
         }
+    }
+
+    @Test
+    void shouldKeepTheSuccessfulDeliveryLogRowsOfUnpublishedEventsPastTheRetention() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID unpublished = rows.insert("tr-u", "TransferPosted");
+        final UUID published = rows.insert("tr-p", "TransferPosted");
+        rows.markPublished(published);
+        final String columns = "INSERT INTO webhook_deliveries (event_id, tenant_id, endpoint_url, attempt, attempted_at, duration_ms, succeeded) ";
+        final String old = "now() - interval '2 days'";
+        // In id order: three acknowledgements of the unpublished event (kept), its failure, the published event's
+        // success and failure, an event no longer in the outbox (those go), then a row inside the retention (kept).
+        rows.update(columns + "VALUES ('" + unpublished + "', 7, 'http://a/', 1, " + old + ", 1, true),"
+            + " ('" + unpublished + "', 7, 'http://b/', 1, " + old + ", 1, true),"
+            + " ('" + unpublished + "', 7, 'http://c/', 1, " + old + ", 1, true),"
+            + " ('" + unpublished + "', 7, 'http://d/', 1, " + old + ", 1, false),"
+            + " ('" + published + "', 7, 'http://a/', 1, " + old + ", 1, true),"
+            + " ('" + published + "', 7, 'http://b/', 1, " + old + ", 1, false),"
+            + " ('" + UUID.randomUUID() + "', 7, 'http://a/', 1, " + old + ", 1, true),"
+            + " ('" + published + "', 7, 'http://c/', 1, now() - interval '1 hour', 1, true)");
+        // Two-row windows: the kept rows at the head of the log must not stop the cleanup.
+        final OutboxCleaner cleaner = new OutboxCleaner(db.dataSource(), Duration.ofDays(1).toMillis(), 2);
+        assertEquals(4, cleaner.run()[1]);
+        assertEquals(3, rows.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = '" + unpublished + "' AND succeeded"));
+        assertEquals(4, rows.count("SELECT count(*) FROM webhook_deliveries"));
+
+        rows.markPublished(unpublished);
+        assertEquals(3, cleaner.run()[1], "once the event is published, its acknowledgements go too");
+        assertEquals(1, rows.count("SELECT count(*) FROM webhook_deliveries"));
+
+        // More kept rows than a run's windows cover (100 × 2): the next run goes on where the last one stopped.
+        rows.update("DELETE FROM webhook_deliveries");
+        final UUID stuck = rows.insert("tr-s", "TransferPosted");
+        rows.update(columns + "SELECT '" + stuck + "', 7, 'http://e' || g || '/', 1, " + old + ", 1, true FROM generate_series(1, 250) g");
+        rows.update(columns + "VALUES ('" + published + "', 7, 'http://a/', 2, " + old + ", 1, true)");
+        assertEquals(0, cleaner.run()[1], "the first run only gets through 200 kept rows");
+        assertEquals(1, cleaner.run()[1], "the second goes on past them");
+        assertEquals(250, rows.count("SELECT count(*) FROM webhook_deliveries"));
     }
 
     @Test
