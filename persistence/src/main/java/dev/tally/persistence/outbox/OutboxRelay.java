@@ -188,7 +188,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
                 published.add(event);
             }
         }
-        sql.record(attempts, published, retries);
+        final int publishedRows = sql.record(attempts, published, retries);
 
         long failed = 0;
         for (final DeliveryAttempt a : attempts)
@@ -197,7 +197,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
         }
         deliveriesSucceeded += attempts.size() - failed;
         deliveriesFailed += failed;
-        eventsPublished += published.size();
+        eventsPublished += publishedRows;   // not the events another relay claimed again while this round ran
         return events.size();
     }
 

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
 import java.util.ArrayList;
@@ -213,10 +214,13 @@ final class OutboxSql
      * hanging for the whole request timeout and a database stall) may find the event claimed again by another
      * relay: publishing it then would let the aggregate's next event go out while that relay still delivers this
      * one, and rescheduling it would cut that relay's lease short. The other relay decides instead.
+     *
+     * @return how many of {@code published} this round did mark published (not those it no longer held).
      */
-    void record(final List<DeliveryAttempt> attempts, final List<OutboxEvent> published, final List<Retry> retries)
+    int record(final List<DeliveryAttempt> attempts, final List<OutboxEvent> published, final List<Retry> retries)
         throws SQLException
     {
+        int publishedRows = 0;
         final Map<UUID, Long> retryDelayMs = new HashMap<>();
         retries.forEach(r -> retryDelayMs.put(r.event().id(), r.delayMs()));
         try (Connection c = dataSource.getConnection())
@@ -235,7 +239,11 @@ final class OutboxSql
                             s.setInt(2, e.attempt());
                             s.addBatch();
                         }
-                        s.executeBatch();
+                        for (final int rows : s.executeBatch())
+                        {
+                            // 1 or 0 (claimed again meanwhile); a driver that cannot tell says SUCCESS_NO_INFO
+                            publishedRows += rows > 0 || rows == Statement.SUCCESS_NO_INFO ? 1 : 0;
+                        }
                     }
                 }
                 if (!retries.isEmpty())
@@ -260,6 +268,7 @@ final class OutboxSql
                 rollbackQuietly(c);
             }
         }
+        return publishedRows;
     }
 
     private static void logAttempts(final Connection c, final List<DeliveryAttempt> attempts, final Map<UUID, Long> retryDelayMs)

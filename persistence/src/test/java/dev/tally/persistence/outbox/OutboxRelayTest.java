@@ -288,7 +288,7 @@ class OutboxRelayTest
 
         // The slow round's late success must not publish the event: its successor would go out while the other
         // relay still delivers it. Its late failure must not cut the other relay's lease short either.
-        slow.record(List.of(attempt(slowClaim, 200)), List.of(slowClaim), List.of());
+        assertEquals(0, slow.record(List.of(attempt(slowClaim, 200)), List.of(slowClaim), List.of()), "published nothing");
         assertEquals(1, rows.count(leaseSql), "still unpublished, still the other relay's");
         slow.record(List.of(attempt(slowClaim, 500)), List.of(), List.of(new OutboxSql.Retry(slowClaim, 10, "HTTP 500")));
         assertEquals(1, rows.count(leaseSql), "not rescheduled by the round that lost its claim");
@@ -297,9 +297,41 @@ class OutboxRelayTest
             "what the slow round did is still logged");
 
         // The relay that holds the claim records its outcome.
-        other.record(List.of(attempt(otherClaim, 200)), List.of(otherClaim), List.of());
+        assertEquals(1, other.record(List.of(attempt(otherClaim, 200)), List.of(otherClaim), List.of()));
         assertEquals(1, rows.count("SELECT count(*) FROM outbox WHERE id = '" + event + "' AND published_at IS NOT NULL"));
         assertEquals(List.of(later), other.claim(2_000, 10, 60_000).stream().map(OutboxEvent::id).toList());
+    }
+
+    @Test
+    void shouldNotCountAnEventItNoLongerHeldAsPublished() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        final UUID event = rows.insert("tr-lost", "TransferPosted");
+        // While the POST is in flight, another relay claims the event again (as after the lease passed): the round's
+        // success is logged but publishes nothing, since the round no longer holds the claim.
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) ->
+        {
+            try
+            {
+                rows.update("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + interval '1 minute'");
+            }
+            catch (final java.sql.SQLException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return WebhookReceiver.Answer.OK;
+        }))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start();
+            try (relay)
+            {
+                rows.awaitCount("SELECT count(*) FROM webhook_deliveries WHERE succeeded", 1, 5_000);
+            }
+            assertEquals(1, relay.deliveriesSucceeded());
+            assertEquals(0, relay.eventsPublished(), "the other relay publishes it, not this one");
+            assertEquals(1, rows.count("SELECT count(*) FROM outbox WHERE published_at IS NULL AND id = '" + event + "'"));
+        }
     }
 
     private static DeliveryAttempt attempt(final OutboxEvent event, final int status)
