@@ -80,13 +80,18 @@ public final class OutboxRelay implements Agent, AutoCloseable
     private volatile long backlogEvents;
     private volatile double oldestUnpublishedAgeS;
 
-    /** A relay on {@code dataSource} (the read model's pool is fine: it borrows a connection per step). */
+    /**
+     * A relay on {@code dataSource} (the read model's pool is fine: it borrows a connection per step, and gives each
+     * the network timeout {@link RelayConfig#databaseTimeoutMs()} while it holds it).
+     */
     public OutboxRelay(final DataSource dataSource, final RelayConfig config)
     {
         this.config = config;
         name = "tally-outbox-relay-" + INSTANCES.incrementAndGet();
-        sql = new OutboxSql(dataSource);
-        cleaner = new OutboxCleaner(dataSource, config.retentionMs(), config.cleanupBatchRows());
+        // Every statement of the relay waits at most databaseTimeoutMs for PostgreSQL; the pool's other users are unaffected.
+        final DataSource bounded = new BoundedWaitDataSource(dataSource, config.databaseTimeoutMs());
+        sql = new OutboxSql(bounded);
+        cleaner = new OutboxCleaner(bounded, config.retentionMs(), config.cleanupBatchRows());
         sender = new WebhookSender(name, config.connectTimeoutMs(), config.requestTimeoutMs());
         for (final WebhookEndpoint endpoint : config.endpoints())
         {
@@ -375,7 +380,10 @@ public final class OutboxRelay implements Agent, AutoCloseable
         sender.close();
     }
 
-    /** Stops the thread; a round in progress finishes (bounded by the request timeout) or is interrupted. */
+    /**
+     * Stops the thread; a round in progress finishes (bounded by the request timeout, and a statement by
+     * {@link RelayConfig#databaseTimeoutMs()}: a JDBC socket read cannot be interrupted) or is interrupted.
+     */
     @Override
     public synchronized void close()
     {

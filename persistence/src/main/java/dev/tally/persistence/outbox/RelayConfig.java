@@ -22,6 +22,10 @@ import java.util.List;
  * @param cleanupIntervalMs  how often the cleanup runs (on the relay's thread, between rounds).
  * @param cleanupBatchRows   rows deleted per cleanup transaction (short transactions, small WAL bursts).
  * @param statsIntervalMs    how often the backlog gauges are refreshed (one query each).
+ * @param databaseTimeoutMs  longest wait for PostgreSQL's answer on the relay's connections (their network timeout):
+ *                           a silent network partition fails the relay's statement after this long, instead of the
+ *                           operating system's keep-alive (about two hours), and {@code close()} waits no longer.
+ *                           Only the connections the relay borrows get it; the pool's other users keep none.
  */
 public record RelayConfig(
     List<WebhookEndpoint> endpoints,
@@ -36,7 +40,8 @@ public record RelayConfig(
     long retentionMs,
     long cleanupIntervalMs,
     int cleanupBatchRows,
-    long statsIntervalMs)
+    long statsIntervalMs,
+    long databaseTimeoutMs)
 {
     public static final int ENDPOINTS_MAX = 16;
     public static final int BATCH_EVENTS_MAX = 1_000;
@@ -44,6 +49,9 @@ public record RelayConfig(
     public static final int CLEANUP_BATCH_ROWS_MAX = 100_000;
     /** Lease beyond the request timeout: bookkeeping of a round and scheduling jitter. */
     public static final long LEASE_MARGIN_MS = 2_000;
+    /** Bounds of {@link #databaseTimeoutMs}: above the cleanup's partition-drop lock timeout, at most an hour. */
+    public static final long DATABASE_TIMEOUT_MS_MIN = 200;
+    public static final long DATABASE_TIMEOUT_MS_MAX = 3_600_000;
 
     public RelayConfig
     {
@@ -65,45 +73,59 @@ public record RelayConfig(
         require(cleanupIntervalMs >= 1, "cleanupIntervalMs must be positive");
         require(cleanupBatchRows >= 1 && cleanupBatchRows <= CLEANUP_BATCH_ROWS_MAX, "cleanupBatchRows must be 1.." + CLEANUP_BATCH_ROWS_MAX);
         require(statsIntervalMs >= 1, "statsIntervalMs must be positive");
+        require(databaseTimeoutMs >= DATABASE_TIMEOUT_MS_MIN && databaseTimeoutMs <= DATABASE_TIMEOUT_MS_MAX,
+            "databaseTimeoutMs must be " + DATABASE_TIMEOUT_MS_MIN + ".." + DATABASE_TIMEOUT_MS_MAX);
     }
 
     /**
      * Production defaults: 100 events a round from a 2,000-row window, poll every 200 ms, 10 s per delivery,
      * retries after 1 s, 2 s, 4 s … capped at 10 min, published events kept 7 days, cleanup every minute
-     * in 1,000-row transactions, backlog gauges every 5 s.
+     * in 1,000-row transactions, backlog gauges every 5 s, 30 s at most waiting for PostgreSQL on one statement.
      */
     public static RelayConfig defaults(final List<WebhookEndpoint> endpoints)
     {
         return new RelayConfig(endpoints, 100, 2_000, 200, 3_000, 10_000, 30_000, 1_000, 600_000,
-            7L * 24 * 3_600_000, 60_000, 1_000, 5_000);
+            7L * 24 * 3_600_000, 60_000, 1_000, 5_000, 30_000);
     }
 
     /** @return these settings with another retry schedule (tests use milliseconds). */
     public RelayConfig withBackoff(final long baseMs, final long capMs)
     {
         return new RelayConfig(endpoints, batchEventsMax, headWindowRows, pollIntervalMs, connectTimeoutMs, requestTimeoutMs,
-            leaseMs, baseMs, capMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs);
+            leaseMs, baseMs, capMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs,
+            databaseTimeoutMs);
     }
 
     /** @return these settings with other delivery timings. */
     public RelayConfig withTimings(final long pollMs, final long requestTimeoutMs, final long leaseMs)
     {
         return new RelayConfig(endpoints, batchEventsMax, headWindowRows, pollMs, Math.min(connectTimeoutMs, requestTimeoutMs),
-            requestTimeoutMs, leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs);
+            requestTimeoutMs, leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs,
+            databaseTimeoutMs);
     }
 
     /** @return these settings with another batch size (the head window grows to stay at least as large). */
     public RelayConfig withBatch(final int eventsMax)
     {
         return new RelayConfig(endpoints, eventsMax, Math.max(headWindowRows, eventsMax), pollIntervalMs, connectTimeoutMs,
-            requestTimeoutMs, leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs);
+            requestTimeoutMs, leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs,
+            databaseTimeoutMs);
     }
 
     /** @return these settings with another retention and cleanup period. */
     public RelayConfig withRetention(final long retentionMs, final long cleanupIntervalMs)
     {
         return new RelayConfig(endpoints, batchEventsMax, headWindowRows, pollIntervalMs, connectTimeoutMs, requestTimeoutMs,
-            leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs);
+            leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs,
+            databaseTimeoutMs);
+    }
+
+    /** @return these settings with another longest wait for PostgreSQL on one relay statement. */
+    public RelayConfig withDatabaseTimeout(final long databaseTimeoutMs)
+    {
+        return new RelayConfig(endpoints, batchEventsMax, headWindowRows, pollIntervalMs, connectTimeoutMs, requestTimeoutMs,
+            leaseMs, backoffBaseMs, backoffCapMs, retentionMs, cleanupIntervalMs, cleanupBatchRows, statsIntervalMs,
+            databaseTimeoutMs);
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +54,12 @@ class OutboxRelayTest
     static void startPostgres()
     {
         pg = PostgresFixture.start(OutboxRelayTest.class);
+    }
+
+    @AfterEach
+    void closeDatabases()
+    {
+        pg.closeDatabases();   // a test's pool keeps up to 4 connections: 20 tests' worth would exceed max_connections
     }
 
     @AfterAll
@@ -518,6 +525,63 @@ class OutboxRelayTest
         assertTrue(plain == OutboxSql.sqlText(plain), "text without control characters is passed as is");
         assertNull(OutboxSql.sqlText(null));
         assertEquals(OutboxSql.LAST_ERROR_LENGTH_MAX, OutboxSql.lastError("\0".repeat(OutboxSql.LAST_ERROR_LENGTH_MAX)).length());
+    }
+
+    @Test
+    void shouldStopWithinItsDatabaseTimeoutWhenPostgresStopsAnswering() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final OutboxRows rows = new OutboxRows(db);
+        rows.insert("tr-stall", "TransferPosted");
+        // The claim's UPDATE gets no answer for 10 s, as behind a silent network partition (no byte comes back).
+        rows.update("CREATE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(10); RETURN NULL; END $$");
+        rows.update("CREATE TRIGGER outbox_stall BEFORE UPDATE ON outbox FOR EACH STATEMENT EXECUTE FUNCTION stall()");
+        try (WebhookReceiver receiver = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK))
+        {
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver).withDatabaseTimeout(300)).start();
+            try (relay)
+            {
+                assertEquals(1, rows.awaitCount("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    + " AND state = 'active' AND query LIKE 'WITH prefix%'", 1, 5_000), "the relay waits in its claim");
+                // A socket read cannot be interrupted: without a network timeout, close() waits for the answer.
+                final long startNs = System.nanoTime();
+                relay.close();
+                final long closeMs = (System.nanoTime() - startNs) / 1_000_000;
+                assertTrue(closeMs < 3_000, "closed in " + closeMs + " ms, not after the stalled statement");
+            }
+            assertEquals(0, receiver.received().size());
+        }
+    }
+
+    @Test
+    void shouldBoundOnlyTheRelaysConnectionsNotThePoolsOtherUsers() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final BoundedWaitDataSource relays = new BoundedWaitDataSource(db.dataSource(), 1_234);
+        try (Connection c = relays.getConnection())
+        {
+            assertEquals(1_234, c.getNetworkTimeout());
+        }
+        // The pool puts a returned connection's timeout back: every pooled connection, the relay's among them, has none.
+        final List<Connection> pooled = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < Database.POOL_SIZE_MAX; i++)
+            {
+                pooled.add(db.dataSource().getConnection());
+            }
+            for (final Connection c : pooled)
+            {
+                assertEquals(0, c.getNetworkTimeout(), "a pooled connection without the relay's timeout");
+            }
+        }
+        finally
+        {
+            for (final Connection c : pooled)
+            {
+                c.close();
+            }
+        }
     }
 
     @Test

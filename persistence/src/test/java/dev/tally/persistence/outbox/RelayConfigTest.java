@@ -46,6 +46,15 @@ class RelayConfigTest
     }
 
     @Test
+    void shouldBoundTheRelaysWaitForPostgres()
+    {
+        final RelayConfig config = RelayConfig.defaults(ONE);
+        assertEquals(30_000, config.databaseTimeoutMs());
+        assertThrows(IllegalArgumentException.class, () -> config.withDatabaseTimeout(0));
+        assertThrows(IllegalArgumentException.class, () -> config.withDatabaseTimeout(RelayConfig.DATABASE_TIMEOUT_MS_MAX + 1));
+    }
+
+    @Test
     void shouldRefuseShortSecretsDuplicateUrlsAndNonHttpUrls()
     {
         assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/hooks", "short"));
