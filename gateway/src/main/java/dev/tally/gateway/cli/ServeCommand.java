@@ -180,6 +180,12 @@ public final class ServeCommand implements Callable<Integer>
         {
             return TallyMain.refuse("tally serve", ex);   // before the journal or PostgreSQL was touched
         }
+        catch (final java.net.BindException ex)
+        {
+            // the server has undone its start (PostgreSQL stopped, folder released): say why in one line
+            System.err.println("tally serve: cannot listen on " + host + ":" + port + ": " + ex.getMessage());
+            return 1;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             try

@@ -45,16 +45,25 @@ public final class HttpServer implements AutoCloseable
         workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
         initializer = new ApiChannelInitializer(limits, tls, connectionLimiter, handlers);
-        serverChannel = new ServerBootstrap()
-            .group(boss, workers)
-            .channel(NioServerSocketChannel.class)
-            .option(ChannelOption.SO_BACKLOG, 1024)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(initializer)
-            .bind(new InetSocketAddress(host, port))
-            .sync()
-            .channel();
+        try
+        {
+            serverChannel = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(initializer)
+                .bind(new InetSocketAddress(host, port))
+                .sync()
+                .channel();
+        }
+        catch (final Exception ex)   // the port taken, an address not local: the event loops' threads must not outlive it
+        {
+            boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            workers.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            throw ex;
+        }
     }
 
     /** @return connections open now. */

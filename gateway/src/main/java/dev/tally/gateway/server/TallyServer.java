@@ -76,94 +76,97 @@ public final class TallyServer implements AutoCloseable
         //    journal would corrupt it, and would stop this one's PostgreSQL as an orphan.
         Files.createDirectories(config.dataDir());
         dataFolderLock = DataFolderLock.acquire(config.dataDir(), "tally serve");
+        final StartupUndo undo = new StartupUndo();
+        undo.onFailure("release the data folder", dataFolderLock);
         try
         {
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
-        }
-        catch (final RuntimeException ex)
-        {
-            dataFolderLock.close();
-            throw ex;
-        }
+            undo.onFailure("close the journal", journal);
 
-        // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
-        //    effects of every command past its watermark.
-        try
-        {
+            // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
+            //    effects of every command past its watermark.
             readModel = config.persistence() ? ReadModel.start(config, journal, dataFolderLock) : null;
+            if (readModel != null)
+            {
+                undo.onFailure("stop the PostgreSQL read model", readModel);
+            }
+            final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
+
+            // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
+            //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
+            final SnapshotDirectory snapshotDir = snapshots.enabled() ?
+                SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
+            final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
+                readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), unitListener::onUnit);
+            ledger = recovered.ledger();
+            replay = recovered.replay();
+            LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
+                recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
+                replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
+            snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
+            if (snapshotDir != null && readModel != null)
+            {
+                // retention keeps a snapshot the next start may load, however far the writer falls behind
+                snapshotDir.keepOneUpTo(readModel.writer()::watermark);
+            }
+            if (snapshotter != null)
+            {
+                snapshotter.writeOnlyOnceStable(journal::stableIndex);
+                snapshotter.prepare(ledger);   // its schedule and image, here rather than on the business thread
+            }
+            final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
+            {
+                unitListener.onUnit(l, command);
+                snapshotter.onCommand(l, command);
+            };
+
+            // 4. The pipeline: journaler -> business thread -> responder.
+            queries = readModel == null ? null : new ReadModelQueries(readModel);
+            if (queries != null)
+            {
+                undo.onFailure("close the read-model queries", queries);
+            }
+            referenceCheck = readModel == null ? null : new StoredReferenceCheck(readModel.database());
+            if (referenceCheck != null)
+            {
+                undo.onFailure("close the reference check", referenceCheck);
+            }
+            pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
+                health, metrics, referenceCheck);
+            undo.onFailure("stop the pipeline", pipeline);   // empty ring: nothing to drain, its threads stop
+            if (snapshotter != null)
+            {
+                snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
+                undo.onFailure("stop the snapshotter", snapshotter);   // before the pipeline: it publishes into the ring
+                metrics.bindSnapshotter(snapshotter);
+            }
+            metrics.bind(ledger, journal, pipeline.ring(), health);
+            if (readModel != null)
+            {
+                metrics.bindWriter(readModel.writer());
+            }
+            // 4b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
+            //     committed, so it may start any time after the read model; nothing waits for it.
+            relay = readModel == null || config.webhooks() == null ? null
+                : new OutboxRelay(readModel.database().dataSource(), config.webhooks()).start();
+            if (relay != null)
+            {
+                undo.onFailure("stop the outbox relay", relay);
+                metrics.bindRelay(relay);
+            }
+
+            // 5. Ready, then open the door.
+            health.markReplayed();
+            final RateLimiter rateLimiter = RateLimiter.of(config.http());
+            http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
+                () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter, snapshotter));
+            metrics.bindHttp(http);
         }
-        catch (final RuntimeException ex)
+        catch (final Exception | Error ex)
         {
-            try
-            {
-                journal.close();
-            }
-            finally
-            {
-                dataFolderLock.close();
-            }
+            undo.undoAll(ex);
             throw ex;
         }
-        final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
-
-        // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
-        //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
-        final SnapshotDirectory snapshotDir = snapshots.enabled() ?
-            SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
-        final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
-            readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), unitListener::onUnit);
-        ledger = recovered.ledger();
-        replay = recovered.replay();
-        LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
-            recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
-            replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
-        snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
-        if (snapshotDir != null && readModel != null)
-        {
-            // retention keeps a snapshot the next start may load, however far the writer falls behind
-            snapshotDir.keepOneUpTo(readModel.writer()::watermark);
-        }
-        if (snapshotter != null)
-        {
-            snapshotter.writeOnlyOnceStable(journal::stableIndex);
-            snapshotter.prepare(ledger);   // its schedule and image, here rather than on the business thread
-        }
-        final UnitListener businessListener = snapshotter == null ? unitListener : (l, command) ->
-        {
-            unitListener.onUnit(l, command);
-            snapshotter.onCommand(l, command);
-        };
-
-        // 4. The pipeline: journaler -> business thread -> responder.
-        queries = readModel == null ? null : new ReadModelQueries(readModel);
-        referenceCheck = readModel == null ? null : new StoredReferenceCheck(readModel.database());
-        pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
-            health, metrics, referenceCheck);
-        if (snapshotter != null)
-        {
-            snapshotter.start(new SnapshotCommandPublisher(pipeline.ring(), health));
-            metrics.bindSnapshotter(snapshotter);
-        }
-        metrics.bind(ledger, journal, pipeline.ring(), health);
-        if (readModel != null)
-        {
-            metrics.bindWriter(readModel.writer());
-        }
-        // 4b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
-        //     committed, so it may start any time after the read model; nothing waits for it.
-        relay = readModel == null || config.webhooks() == null ? null
-            : new OutboxRelay(readModel.database().dataSource(), config.webhooks()).start();
-        if (relay != null)
-        {
-            metrics.bindRelay(relay);
-        }
-
-        // 5. Ready, then open the door.
-        health.markReplayed();
-        final RateLimiter rateLimiter = RateLimiter.of(config.http());
-        http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
-            () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter, snapshotter));
-        metrics.bindHttp(http);
         LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
             config.durability(), config.dataDir().toAbsolutePath());
     }

@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tally.gateway.cli.TallyMain;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.persistence.db.DataFolderInUseException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -90,6 +94,53 @@ class DataFolderLockIT
         {
             assertEquals(200, Servers.client(again).account(1).status(), "released at close");
         }
+    }
+
+    /**
+     * A start that fails half-way — here the last step, the HTTP port, taken by another socket — must undo the steps
+     * before it: the embedded PostgreSQL stopped (not left running as an orphan that holds the folder's database),
+     * the stage and event-loop threads ended, the folder's lock released, and the operator told why in one line.
+     */
+    @Test
+    void shouldUndoAStartWhosePortIsTaken() throws Exception
+    {
+        final Set<Long> threadsBefore = liveThreadIds();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            final TallyCli.Run serve = TallyCli.run("serve", "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
+                "--data-dir", dataDir.toString(), "--api-key", "t:" + Servers.TENANT_KEY);
+            assertEquals(1, serve.exitCode(), serve.output());
+            assertTrue(serve.output().contains("tally serve: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": Address already in use"),
+                serve.output());
+        }
+        assertTrue(Files.isDirectory(dataDir.resolve("pg")), "the start got as far as PostgreSQL");
+        assertTrue(Files.notExists(dataDir.resolve("pg").resolve("postmaster.pid")), "and stopped it again");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Set<String> leftOver = threadsStartedSince(threadsBefore);
+        while (!leftOver.isEmpty() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(50);
+            leftOver = threadsStartedSince(threadsBefore);
+        }
+        assertTrue(leftOver.isEmpty(), "threads the failed start left running: " + leftOver);
+
+        final TallyCli.Run verify = TallyCli.run("verify", "--data-dir", dataDir.toString());
+        assertEquals(0, verify.exitCode(), "the folder is free, and its journal and read model agree\n" + verify.output());
+    }
+
+    private static Set<Long> liveThreadIds()
+    {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getId).collect(Collectors.toSet());
+    }
+
+    /** Threads of a server's own (stages, event loops, PostgreSQL pools and readers) started after {@code before}. */
+    private static Set<String> threadsStartedSince(final Set<Long> before)
+    {
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.isAlive() && !before.contains(t.getId()))
+            .map(Thread::getName)
+            .filter(name -> name.startsWith("tally-") || name.contains("EventLoopGroup") || name.startsWith("HikariPool"))
+            .collect(Collectors.toSet());
     }
 
     private String postmasterPid() throws Exception

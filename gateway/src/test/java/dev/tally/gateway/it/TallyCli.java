@@ -44,7 +44,7 @@ final class TallyCli
         }
     }
 
-    /** Runs {@code tally <args> <capacities>} with the capacities every test process uses. */
+    /** Runs {@code tally <args> <capacities>} with the capacities every test process uses, parsed as {@code TallyMain} parses. */
     static synchronized Run run(final String... args)
     {
         final List<String> all = new ArrayList<>(List.of(args));
@@ -58,7 +58,7 @@ final class TallyCli
         {
             System.setOut(out);
             System.setErr(err);
-            final int exit = new CommandLine(new TallyMain()).execute(all.toArray(new String[0]));
+            final int exit = new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(all.toArray(new String[0]));
             return new Run(exit, captured.toString(StandardCharsets.UTF_8) + capturedErr.toString(StandardCharsets.UTF_8));
         }
         finally
