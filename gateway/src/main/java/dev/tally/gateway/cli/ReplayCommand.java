@@ -55,7 +55,7 @@ public final class ReplayCommand implements Callable<Integer>
         try (JournalReader reader = JournalReader.open(source.journalDir()))
         {
             recovered = LedgerRecovery.recover(source.snapshots(),
-                reader::replay, ledgerOptions.toConfig(), Long.MAX_VALUE, (ledger, command) -> { });
+                reader::replay, ledgerOptions.resolve(source.dataDir), Long.MAX_VALUE, (ledger, command) -> { });
         }
         final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
         print(System.out, recovered.ledger(), recovered.replay(), elapsedMs, recovered.snapshotIndex());

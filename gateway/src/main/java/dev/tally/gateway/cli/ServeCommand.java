@@ -295,7 +295,7 @@ public final class ServeCommand implements Callable<Integer>
     {
         try
         {
-            final LedgerConfig ledger = ledgerOptions.toConfig();
+            final LedgerConfig ledger = ledgerOptions.toConfig(dataDir);
             final HttpLimits limits = new HttpLimits(bodyLimitBytes, headerLimitBytes, uriLimitBytes, connectionsMax, idleTimeoutMs,
                 readTimeoutMs, requestsPerConnectionMax, perSecond("--rate-limit-per-tenant", rateLimitPerTenant));
             final LedgerPipeline.PipelineConfig pipeline = new LedgerPipeline.PipelineConfig(ringSize, waitStrategy, tickIntervalMs);

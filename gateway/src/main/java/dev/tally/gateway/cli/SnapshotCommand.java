@@ -7,6 +7,7 @@ import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.read.LedgerReads;
+import dev.tally.ledger.LedgerConfig;
 import dev.tally.snapshotter.JournalPruner;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
@@ -61,6 +62,7 @@ public final class SnapshotCommand implements Callable<Integer>
     private int snapshot(final DataFolderLock lock) throws IOException
     {
         final long startNs = System.nanoTime();
+        final LedgerConfig rules = ledgerOptions.resolve(dataDir);   // first: a refusal leaves nothing started
         final SnapshotDirectory snapshots = SnapshotDirectory.open(SnapshotDirectory.inDataDir(dataDir), retention.retainCount);
         // Retention, like the server's, keeps the newest snapshot the next start may load (none past the watermark).
         final long watermark = watermarkForRetention(lock);
@@ -69,7 +71,7 @@ public final class SnapshotCommand implements Callable<Integer>
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(journalDir))
         {
-            recovered = LedgerRecovery.recover(snapshots, reader::replay, ledgerOptions.toConfig(), Long.MAX_VALUE, (l, c) -> { });
+            recovered = LedgerRecovery.recover(snapshots, reader::replay, rules, Long.MAX_VALUE, (l, c) -> { });
         }
         final Ledger ledger = recovered.ledger();
         if (recovered.endedInsideBatch())

@@ -51,12 +51,12 @@ public final class VerifyCommand implements Callable<Integer>
     private int verify(final DataFolderLock lock) throws InterruptedException, java.io.IOException
     {
         final Ledger ledger;
+        final LedgerConfig ledgerConfig = ledgerOptions.resolve(source.dataDir);   // before PostgreSQL starts: a refusal leaves nothing running
         final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(lock, source.dataDir.resolve("pg")) : null;
         try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
         {
             // The comparison is meaningful once the writer has caught up: feed it, as a server start would,
             // the effects of every journaled command past its watermark, then compare.
-            final LedgerConfig ledgerConfig = ledgerOptions.toConfig();
             final LedgerWriter writer = LedgerWriter.create(database,
                 WriterConfig.defaults().withExpiriesPerTickMax(ledgerConfig.expiriesPerTickMax()));
             final long watermarkBefore = writer.watermark();

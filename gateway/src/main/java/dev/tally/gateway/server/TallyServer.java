@@ -14,10 +14,12 @@ import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerConfig;
 import dev.tally.persistence.db.DataFolderInUseException;
 import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.outbox.OutboxRelay;
 import dev.tally.snapshotter.LedgerRecovery;
+import dev.tally.snapshotter.LedgerRulesFile;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
@@ -80,8 +82,24 @@ public final class TallyServer implements AutoCloseable
         undo.onFailure("release the data folder", dataFolderLock);
         try
         {
+            final LedgerConfig recordedRules = LedgerRulesFile.read(config.dataDir());
+            if (recordedRules != null && !recordedRules.equals(config.ledger()))
+            {
+                throw new IllegalArgumentException(LedgerRulesFile.refusal(config.dataDir(),
+                    LedgerRulesFile.differences(recordedRules, config.ledger())));
+            }
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
             undo.onFailure("close the journal", journal);
+            if (recordedRules == null)
+            {
+                // before the first command is journaled: from here on, every replay decides under these
+                if (journal.lastIndex() > 0)
+                {
+                    LOG.warn("the journal in {} has no recorded ledger rules (a folder from before they were recorded): " +
+                        "recording the rules of this start, {}", config.dataDir(), config.ledger());
+                }
+                LedgerRulesFile.write(config.dataDir(), config.ledger());
+            }
 
             // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
             //    effects of every command past its watermark.

@@ -1,0 +1,180 @@
+package dev.tally.snapshotter;
+
+import dev.tally.ledger.LedgerConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The ledger rules a data folder's journal was decided under, kept beside it in {@value #FILE_NAME}.
+ *
+ * <p>The journal holds commands, not outcomes: a replay decides each command again. Capacities and windows are
+ * part of that decision — a key past its retention is new again, a full table is {@code capacity-exceeded} — so
+ * replaying under other values than the server ran with would silently change results already acknowledged
+ * (a transfer applied twice after a restart, one refused with 503 applied on replay). The first {@code tally serve}
+ * on a folder records its rules here, before its first command is journaled; every later start and every offline
+ * tool takes its rules from here and refuses values that differ.
+ *
+ * <p>Plain text ({@code key=value}), written once, atomically (a temporary file, forced, renamed, the folder
+ * forced); never rewritten.
+ */
+public final class LedgerRulesFile
+{
+    public static final String FILE_NAME = "ledger-rules.properties";
+
+    private LedgerRulesFile()
+    {
+    }
+
+    /** @return where the rules of {@code dataDir}'s journal are kept. */
+    public static Path inDataDir(final Path dataDir)
+    {
+        return dataDir.resolve(FILE_NAME);
+    }
+
+    /**
+     * @return the rules recorded in {@code dataDir}, or null when none are (a new folder).
+     * @throws IllegalStateException when the file exists but is not a complete, valid record (naming the file).
+     */
+    public static LedgerConfig read(final Path dataDir)
+    {
+        final Path file = inDataDir(dataDir);
+        if (!Files.exists(file))
+        {
+            return null;
+        }
+        final Properties p = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8))
+        {
+            p.load(in);
+            return new LedgerConfig(
+                intOf(p, "accountsMax"), intOf(p, "subBalancesMax"), intOf(p, "idempotencyKeysMax"), intOf(p, "referencesMax"),
+                intOf(p, "transfersMax"), intOf(p, "holdsMax"), longOf(p, "keyRetentionMs"), longOf(p, "referenceRetentionMs"),
+                longOf(p, "reversalWindowMs"), intOf(p, "expiriesPerTickMax"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read the ledger rules " + file, ex);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalStateException("the ledger rules " + file + " are damaged: " + ex.getMessage() +
+                " (restore the file from a backup of this data folder: its journal was decided under them)", ex);
+        }
+    }
+
+    /** Records {@code rules} for {@code dataDir}, durably. Only when none are recorded yet. */
+    public static void write(final Path dataDir, final LedgerConfig rules)
+    {
+        final Path file = inDataDir(dataDir);
+        final Path temp = dataDir.resolve(FILE_NAME + ".tmp");
+        final String text = "# The ledger rules this data folder's journal is decided under (docs/CONFIG.md, \"Ledger rules\").\n" +
+            "# Recorded by the first tally serve on the folder. Every start and every replay uses them; a start with other\n" +
+            "# values is refused, because a replay under other rules would change results already acknowledged. Do not edit.\n" +
+            "accountsMax=" + rules.accountsMax() + "\n" +
+            "subBalancesMax=" + rules.subBalancesMax() + "\n" +
+            "idempotencyKeysMax=" + rules.idempotencyKeysMax() + "\n" +
+            "referencesMax=" + rules.referencesMax() + "\n" +
+            "transfersMax=" + rules.transfersMax() + "\n" +
+            "holdsMax=" + rules.holdsMax() + "\n" +
+            "keyRetentionMs=" + rules.keyRetentionMs() + "\n" +
+            "referenceRetentionMs=" + rules.referenceRetentionMs() + "\n" +
+            "reversalWindowMs=" + rules.reversalWindowMs() + "\n" +
+            "expiriesPerTickMax=" + rules.expiriesPerTickMax() + "\n";
+        try
+        {
+            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE))
+            {
+                final ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+                while (bytes.hasRemaining())
+                {
+                    out.write(bytes);
+                }
+                out.force(true);
+            }
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+            try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ))
+            {
+                dir.force(true);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot record the ledger rules in " + file, ex);
+        }
+    }
+
+    /**
+     * @return one line per rule where {@code wanted} differs from {@code recorded}, e.g.
+     *         {@code "keyRetentionMs: 8000 recorded, 86400000 asked"}; empty when they agree.
+     */
+    public static List<String> differences(final LedgerConfig recorded, final LedgerConfig wanted)
+    {
+        final List<String> out = new ArrayList<>();
+        differ(out, "accountsMax", recorded.accountsMax(), wanted.accountsMax());
+        differ(out, "subBalancesMax", recorded.subBalancesMax(), wanted.subBalancesMax());
+        differ(out, "idempotencyKeysMax", recorded.idempotencyKeysMax(), wanted.idempotencyKeysMax());
+        differ(out, "referencesMax", recorded.referencesMax(), wanted.referencesMax());
+        differ(out, "transfersMax", recorded.transfersMax(), wanted.transfersMax());
+        differ(out, "holdsMax", recorded.holdsMax(), wanted.holdsMax());
+        differ(out, "keyRetentionMs", recorded.keyRetentionMs(), wanted.keyRetentionMs());
+        differ(out, "referenceRetentionMs", recorded.referenceRetentionMs(), wanted.referenceRetentionMs());
+        differ(out, "reversalWindowMs", recorded.reversalWindowMs(), wanted.reversalWindowMs());
+        differ(out, "expiriesPerTickMax", recorded.expiriesPerTickMax(), wanted.expiriesPerTickMax());
+        return out;
+    }
+
+    /** The refusal of other rules than {@code dataDir} recorded: what differs, why it matters, what to do. */
+    public static String refusal(final Path dataDir, final List<String> differences)
+    {
+        return "the ledger rules asked for differ from those " + inDataDir(dataDir) + " recorded (" +
+            String.join("; ", differences) + "): the journal's commands were decided under the recorded ones, and a replay " +
+            "under others would change results already acknowledged. Leave these settings out to use the recorded values.";
+    }
+
+    private static void differ(final List<String> out, final String name, final long recorded, final long wanted)
+    {
+        if (recorded != wanted)
+        {
+            out.add(name + ": " + recorded + " recorded, " + wanted + " asked");
+        }
+    }
+
+    private static int intOf(final Properties p, final String key)
+    {
+        final long value = longOf(p, key);
+        if (value != (int)value)
+        {
+            throw new IllegalArgumentException(key + " is out of range: " + value);
+        }
+        return (int)value;
+    }
+
+    private static long longOf(final Properties p, final String key)
+    {
+        final String value = p.getProperty(key);
+        if (value == null)
+        {
+            throw new IllegalArgumentException(key + " is missing");
+        }
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(key + " is not a number: " + value);
+        }
+    }
+}
