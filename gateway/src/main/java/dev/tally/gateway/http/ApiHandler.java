@@ -434,6 +434,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             problem = new Problem(ProblemType.BODY_TOO_LARGE, cause.getMessage());
         }
+        else if (cause instanceof RequestReadTimeout.TimedOut)
+        {
+            problem = new Problem(ProblemType.REQUEST_TIMEOUT, cause.getMessage());
+        }
         else if (cause instanceof TooLongHttpLineException)
         {
             problem = new Problem(ProblemType.REQUEST_LINE_TOO_LONG, "The request line is too long.");

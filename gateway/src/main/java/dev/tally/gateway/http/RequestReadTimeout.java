@@ -1,11 +1,15 @@
 package dev.tally.gateway.http;
 
-import dev.tally.gateway.api.Problem;
-import dev.tally.gateway.api.ProblemType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -13,20 +17,22 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Cuts off a client that takes longer than {@code readTimeoutMs} to send one request, counted from the
  * request's first byte to its last: the defence against slow-loris, which the idle timeout cannot give
- * (every dribbled byte resets it). The offender gets 408 {@code request-timeout} and its connection is
- * closed; other connections are not affected, and no I/O thread ever waits for it.
+ * (every dribbled byte resets it). The offender gets 408 {@code request-timeout}, in order after the replies to
+ * the requests it sent before, and its connection is closed; other connections are not affected, and no I/O
+ * thread ever waits for it.
  *
  * <p>Two handlers share this state: {@link #start()} sits before the HTTP codec and notes when bytes of a
  * new request arrive; {@link #end()} sits after the aggregator and notes that the request is whole. There is
  * no timer per request: one check is scheduled when a request starts and no check is pending, and it
  * re-arms itself only while requests keep arriving, so a busy keep-alive connection costs one scheduled
  * task per timeout period, not one per request. Both handlers run on the channel's event loop.
+ *
+ * <p>The clock starts with a read that begins a request. The first bytes of a next request that came in the same
+ * read as the end of the one before start it at their next read instead; a client that sends nothing more after
+ * them is closed by the idle timeout.
  */
 final class RequestReadTimeout
 {
-    private static final Problem TIMED_OUT = new Problem(ProblemType.REQUEST_TIMEOUT,
-        "The request did not arrive whole within the read timeout.");
-
     private final long readTimeoutNs;
     private final LongAdder timeouts;
     private final Start start = new Start();
@@ -36,6 +42,8 @@ final class RequestReadTimeout
     private boolean checkPending;
     private ScheduledFuture<?> pendingCheck;
     private ChannelHandlerContext context;
+    /** The context of {@link #end()}: a timed-out request enters the pipeline there, as a whole one would. */
+    private ChannelHandlerContext endContext;
 
     /** @param timeouts counts the connections cut off, shared by all of them. */
     RequestReadTimeout(final long readTimeoutMs, final LongAdder timeouts)
@@ -91,8 +99,23 @@ final class RequestReadTimeout
         }
         requestStartNs = 0;
         timeouts.increment();
-        final ByteBuf body = context.alloc().buffer(256);
-        HttpReplies.write(context.channel(), IoThreadScratch.get().renderer.renderProblem(TIMED_OUT, body), body, false);
+        // Not written from here: a request this connection pipelined before may still be in the ring, and its reply
+        // must leave first (RFC 9112, 9.3.2). A failed request takes the 408 down the pipeline, where the read gate
+        // makes it the connection's last and the API handler answers it in order, through the ring, then closes.
+        final FullHttpRequest timedOut = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/", Unpooled.EMPTY_BUFFER);
+        timedOut.setDecoderResult(DecoderResult.failure(new TimedOut()));
+        endContext.fireChannelRead(timedOut);
+    }
+
+    /** The cause a timed-out request carries down the pipeline; the API handler answers it with 408. */
+    static final class TimedOut extends DecoderException
+    {
+        private static final long serialVersionUID = 1L;
+
+        TimedOut()
+        {
+            super("The request did not arrive whole within the read timeout.");
+        }
     }
 
     private final class Start extends ChannelInboundHandlerAdapter
@@ -121,6 +144,12 @@ final class RequestReadTimeout
 
     private final class End extends ChannelInboundHandlerAdapter
     {
+        @Override
+        public void handlerAdded(final ChannelHandlerContext ctx)
+        {
+            endContext = ctx;
+        }
+
         @Override
         public void channelRead(final ChannelHandlerContext ctx, final Object message) throws Exception
         {

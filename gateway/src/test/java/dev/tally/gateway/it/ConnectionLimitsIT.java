@@ -2,14 +2,18 @@ package dev.tally.gateway.it;
 
 import dev.tally.gateway.http.HttpLimits;
 import dev.tally.gateway.pipeline.LedgerPipeline;
+import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
+import dev.tally.ledger.LedgerConfig;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,6 +84,47 @@ class ConnectionLimitsIT
             assertTrue(othersServed > 0);
             assertEquals(200, other.get("/health").status(), "still serving after the cut-off");
             assertTrue(other.get("/metrics").body().contains("\ntally_http_read_timeouts_total 1.0\n"), "the cut-off is counted");
+        }
+    }
+
+    /**
+     * The 408 of a request that never arrives whole answers that request, so it must leave after the replies to the
+     * requests pipelined before it (RFC 9112, 9.3.2). Here the one before is a transfer with a reference, held in the
+     * journaler by its uniqueness check against PostgreSQL while a table lock lasts longer than the read timeout; a
+     * 408 written at the timeout would reach the client first, and be taken for the transfer's answer.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldAnswerATimedOutRequestAfterTheReplyToTheOnePipelinedBeforeIt() throws Exception
+    {
+        final HttpLimits limits = HttpLimits.defaults().withConnectionLimits(READ_TIMEOUT_MS, 0);
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(), limits, null, true);
+        try (TallyServer server = new TallyServer(config))
+        {
+            final TallyClient client = Servers.client(server);
+            assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
+            assertEquals(201, client.createAccount(2, TallyClient.TRY, false).status());
+            try (Connection lock = server.readModel().database().dataSource().getConnection();
+                 Statement statement = lock.createStatement();
+                 RawConnection connection = new RawConnection(server.port()))
+            {
+                lock.setAutoCommit(false);
+                statement.execute("LOCK TABLE transfers IN ACCESS EXCLUSIVE MODE");   // the reference check's query waits
+                connection.write(RawConnection.request("POST", "/v1/transfers", "with-reference",
+                    TallyClient.transferJson(1, 2, "1.00", TallyClient.TRY, "inv-1")));
+                Thread.sleep(100);   // apart: the read timeout's clock starts with a read that begins a request
+                connection.write("POST /v1/transfers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n{\"debit");
+                Thread.sleep(3 * READ_TIMEOUT_MS);
+                lock.rollback();   // the check answers, the transfer goes on
+                final RawConnection.RawResponse transfer = connection.read();
+                assertTrue(transfer.status() == 201 || transfer.status() == 503, "the transfer's own reply first: " + transfer);
+                final RawConnection.RawResponse timedOut = connection.read();
+                assertEquals(408, timedOut.status(), timedOut.toString());
+                assertTrue(timedOut.body().contains("request-timeout"), timedOut.body());
+                assertEquals("close", timedOut.headers().get("connection"));
+                assertTrue(connection.closedByServer(), "then the connection closes");
+            }
         }
     }
 
