@@ -98,8 +98,11 @@ public final class ServeCommand implements Callable<Integer>
     @CommandLine.Option(names = "--tick-interval-ms", defaultValue = "1000", description = "Journaled tick period, 1..60000 (default: ${DEFAULT-VALUE}).")
     long tickIntervalMs;
 
-    @CommandLine.Option(names = "--webhook-url",
-        description = "Endpoint receiving every outbox event as a signed POST, repeatable (absent: no relay). See docs/WEBHOOKS.md.")
+    // Split like --api-key, so TALLY_WEBHOOK_URL and the file can list several; only at a comma that starts the next
+    // http(s) URL, since a comma is legal inside one (a query such as ?events=a,b).
+    @CommandLine.Option(names = "--webhook-url", split = ",(?=(?i)https?://)", splitSynopsisLabel = ",",
+        description = "Endpoint receiving every outbox event as a signed POST, repeatable (in TALLY_WEBHOOK_URL or the file: "
+            + "comma-separated) (absent: no relay). See docs/WEBHOOKS.md.")
     List<String> webhookUrls = new ArrayList<>();
 
     // The default comes from the environment so the secret need not appear on a command line (ps, shell history).

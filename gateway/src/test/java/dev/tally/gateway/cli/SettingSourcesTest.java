@@ -90,6 +90,20 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldSplitSeveralWebhookUrlsFromTheEnvironmentAndTheFileOnCommas() throws IOException
+    {
+        final Map<String, String> env = Map.of("TALLY_WEBHOOK_URL", "http://a.test/x,https://b.test/y?events=a,b",
+            "TALLY_WEBHOOK_SECRET", "s".repeat(16));
+        final ServeCommand serve = parse(env, "serve", "--api-key", KEY);
+        assertEquals(List.of("http://a.test/x", "https://b.test/y?events=a,b"), serve.webhookUrls, "a comma inside a URL stays");
+        assertEquals(2, serve.toConfig().webhooks().endpoints().size());
+
+        final Path file = write("webhook-url=http://a.test/x,http://b.test/y\n");
+        assertEquals(List.of("http://a.test/x", "http://b.test/y"),
+            parse(Map.of(), "serve", "--config", file.toString(), "--api-key", KEY).webhookUrls);
+    }
+
+    @Test
     void shouldTakeTheAdminKeyFromTheEnvironmentAndRefuseOneEqualToATenantKeyWithStatus2()
     {
         final ServeCommand serve = parse(Map.of("TALLY_ADMIN_KEY", "admin-key-from-env-1"), "serve", "--api-key", KEY);

@@ -28,6 +28,13 @@ public record WebhookEndpoint(URI url, byte[] secret)
         {
             throw new IllegalArgumentException("webhook URL must be http(s)://host/...: " + url);
         }
+        // Two URLs run together ("http://a/x,http://b/y" from a list that was not split) would be one endpoint
+        // with a strange path; a real receiver's path or query has no unescaped "://".
+        if (contains(url.getRawPath(), "://") || contains(url.getRawQuery(), "://"))
+        {
+            throw new IllegalArgumentException("webhook URL has '://' after its host (two URLs joined? list them comma-separated, "
+                + "or give --webhook-url once per URL): " + display(url));
+        }
         if (url.toString().length() > URL_LENGTH_MAX)
         {
             throw new IllegalArgumentException("webhook URL longer than " + URL_LENGTH_MAX + " characters");
@@ -57,9 +64,19 @@ public record WebhookEndpoint(URI url, byte[] secret)
      */
     public String displayUrl()
     {
+        return display(url);
+    }
+
+    private static String display(final URI url)
+    {
         final String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         return url.getScheme().toLowerCase(Locale.ROOT) + "://" + url.getHost() + (url.getPort() == -1 ? "" : ":" + url.getPort())
             + path + (url.getRawQuery() == null ? "" : "?…");
+    }
+
+    private static boolean contains(final String text, final String part)
+    {
+        return text != null && text.contains(part);
     }
 
     @Override

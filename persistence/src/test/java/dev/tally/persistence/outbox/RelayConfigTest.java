@@ -55,10 +55,14 @@ class RelayConfigTest
     }
 
     @Test
-    void shouldRefuseShortSecretsDuplicateUrlsAndNonHttpUrls()
+    void shouldRefuseShortSecretsDuplicateUrlsNonHttpUrlsAndUrlsRunTogether()
     {
         assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/hooks", "short"));
         assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("ftp://example.test/hooks", "s".repeat(16)));
+        final IllegalArgumentException joined = assertThrows(IllegalArgumentException.class,
+            () -> WebhookEndpoint.of("https://example.test/x,https://other.test/y?token=abc123", "s".repeat(16)));
+        assertFalse(joined.getMessage().contains("abc123"), joined.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/x?next=http://other.test/", "s".repeat(16)));
         assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of(ONE.get(0), ONE.get(0))));
         assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of()));
     }
