@@ -52,13 +52,46 @@ public final class VerifyCommand implements Callable<Integer>
     {
         final Ledger ledger;
         final LedgerConfig ledgerConfig = ledgerOptions.resolve(source.dataDir);   // before PostgreSQL starts: a refusal leaves nothing running
-        final EmbeddedDatabase embedded = dbUrl == null ? EmbeddedDatabase.start(lock, source.dataDir.resolve("pg")) : null;
-        try (Database database = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl))
+        // PostgreSQL that cannot be reached, or read, is status 2, like a comparison that cannot read it: never 1,
+        // which says the two differ.
+        final EmbeddedDatabase embedded;
+        try
+        {
+            embedded = dbUrl == null ? EmbeddedDatabase.start(lock, source.dataDir.resolve("pg")) : null;
+        }
+        catch (final RuntimeException ex)
+        {
+            System.out.println("verify: ERROR the embedded PostgreSQL did not start: " + ex);
+            return 2;
+        }
+        final Database connected;
+        try
+        {
+            connected = embedded != null ? Database.connect(embedded) : Database.connect(dbUrl);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (embedded != null)
+            {
+                embedded.close();
+            }
+            System.out.println("verify: ERROR cannot reach PostgreSQL: " + ex);
+            return 2;
+        }
+        try (Database database = connected)
         {
             // The comparison is meaningful once the writer has caught up: feed it, as a server start would,
             // the effects of every journaled command past its watermark, then compare.
-            final LedgerWriter writer = LedgerWriter.create(database,
-                WriterConfig.defaults().withExpiriesPerTickMax(ledgerConfig.expiriesPerTickMax()));
+            final LedgerWriter writer;
+            try
+            {
+                writer = LedgerWriter.create(database, WriterConfig.defaults().withExpiriesPerTickMax(ledgerConfig.expiriesPerTickMax()));
+            }
+            catch (final RuntimeException ex)
+            {
+                System.out.println("verify: ERROR cannot read PostgreSQL's watermark: " + ex);
+                return 2;
+            }
             final long watermarkBefore = writer.watermark();
             final EffectRecorder recorder = writer.createRecorder(watermarkBefore);
             writer.start();
