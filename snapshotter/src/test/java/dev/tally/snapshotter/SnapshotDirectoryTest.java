@@ -42,7 +42,6 @@ class SnapshotDirectoryTest
         }
     }
 
-    /** Starts a JVM that locks {@code file} the way a snapshot writer does, and waits until it holds the lock. */
     @Test
     void shouldKeepTheNewestSnapshotARestartMayStartFromBesidesTheNewestThree(@TempDir final Path dataDir) throws Exception
     {
@@ -69,7 +68,8 @@ class SnapshotDirectoryTest
         }
     }
 
-    private static Process holdLockInAnotherProcess(final Path file) throws Exception
+    /** Starts a JVM that locks {@code file} the way a snapshot writer does, and waits until it holds the lock. */
+    static Process holdLockInAnotherProcess(final Path file) throws Exception
     {
         final Process process = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
             "-cp", System.getProperty("java.class.path"), LockHolder.class.getName(), file.toString())
