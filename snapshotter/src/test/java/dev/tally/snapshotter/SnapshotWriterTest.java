@@ -89,6 +89,52 @@ class SnapshotWriterTest
         }
     }
 
+    @Test
+    void shouldCountAFailedWriteBackOffAndWriteTheNextSnapshotOnceTheDiskIsBack() throws Exception
+    {
+        final Path folder = dir.resolve("snapshots");
+        final SnapshotDirectory snapshots = SnapshotDirectory.open(folder, 3);
+        final int[] published = {0};
+        final Snapshotter snapshotter = new Snapshotter(snapshots, 0, new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE, 3));
+        snapshotter.triggerWith(() ->
+        {
+            published[0]++;
+            return true;
+        });   // no thread: doWork() below is the writer's loop body
+        snapshotter.prepare(ledger);
+        applyUnits(100);
+        Files.delete(folder);
+        Files.createFile(folder);   // the snapshot folder is gone: a file in its place, so no file can be created in it
+
+        final long failedIndex = applySnapshot(snapshotter).journalIndex;
+        assertEquals(1, snapshotter.doWork(), "the writer took the image");
+
+        assertEquals(1, snapshotter.failedCount(), "the failed write is counted");
+        assertEquals(0, snapshotter.writtenCount());
+        assertEquals(0, snapshotter.writtenIndex(), "nothing written at " + failedIndex);
+        assertTrue(snapshotter.isIdle(), "the image is given back: the next SNAPSHOT command is copied again");
+        snapshotter.requestNow();
+        assertEquals(0, snapshotter.doWork());
+        assertEquals(0, published[0], "no new snapshot asked for right after a failure: the writer backs off");
+
+        Files.delete(folder);
+        Files.createDirectory(folder);   // the disk is back
+        applyUnits(20);
+        final long writtenIndex = applySnapshot(snapshotter).journalIndex;   // an operator's SNAPSHOT command
+        final long writtenHash = ledger.stateHash();
+        assertEquals(1, snapshotter.doWork());
+
+        assertEquals(writtenIndex, snapshotter.writtenIndex(), "the snapshotter still writes");
+        assertEquals(1, snapshotter.writtenCount());
+        assertEquals(1, snapshotter.failedCount());
+        final List<SnapshotDirectory.SnapshotFile> files = snapshots.list();
+        assertEquals(1, files.size(), files::toString);
+        try (FileChannel in = FileChannel.open(files.get(0).path(), StandardOpenOption.READ))
+        {
+            assertEquals(writtenHash, new SnapshotFormat().read(in, new StateImage()).stateHash());
+        }
+    }
+
     private void applyUnits(final int count)
     {
         for (int unit = 0; unit < count; unit++)
