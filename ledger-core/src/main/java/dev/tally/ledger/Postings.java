@@ -198,9 +198,14 @@ final class Postings
         r.currency = transfers.currency(original);
         r.extra = originalIndex;
         r.extraTimestampNs = transfers.timestampNs(original);
-        if (c.amountMinor < 0 || requested < 0)
+        if (c.amountMinor < 0)
         {
             r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (requested < 0)
+        {
+            r.code = ResultCode.INVALID_AMOUNT;   // more decimals than the currency has
             return;
         }
         if (c.currency != 0 && c.currency != r.currency)
@@ -290,9 +295,14 @@ final class Postings
         r.accountB = c.creditAccountId;
         r.amountMinor = amount;
         r.currency = holds.currency(hold);
-        if (c.amountMinor < 0 || requested < 0)
+        if (c.amountMinor < 0)
         {
             r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        if (requested < 0)
+        {
+            r.code = ResultCode.INVALID_AMOUNT;   // more decimals than the currency has
             return;
         }
         if (c.currency != 0 && c.currency != r.currency)

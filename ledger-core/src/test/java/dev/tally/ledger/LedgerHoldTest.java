@@ -91,7 +91,7 @@ class LedgerHoldTest
 
         // "2.505" USD has more decimals than USD allows: rejected, not stored, nothing changes
         final Result tooPrecise = d.apply(Commands.inCurrency(cmd.capture("capture-precise", hold, MERCHANT, 2_505), 0));
-        assertEquals(ResultCode.INVALID_COMMAND, tooPrecise.code);
+        assertEquals(ResultCode.INVALID_AMOUNT, tooPrecise.code);
         assertEquals(700, d.held(ALICE));
 
         // "2.50" USD = 2,500 thousandths = 250 cents

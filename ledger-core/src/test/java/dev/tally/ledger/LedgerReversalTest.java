@@ -46,6 +46,18 @@ class LedgerReversalTest
     }
 
     @Test
+    void shouldRefuseAnAmountWithoutCurrencyThatHasMoreDecimalsThanTheTransfersCurrency()
+    {
+        // "2.505" in thousandths of a major unit, no currency: USD has two decimals, so it names no whole cent
+        final Result tooPrecise = d.apply(Commands.inCurrency(cmd.reverse("refund-precise", payment, 2_505), 0));
+        assertEquals(ResultCode.INVALID_AMOUNT, tooPrecise.code);
+        assertEquals(1_000, d.posted(BOB), "nothing reversed");
+        final Result exact = d.apply(Commands.inCurrency(cmd.reverse("refund-exact", payment, 2_500), 0));
+        assertEquals(ResultCode.OK, exact.code);
+        assertEquals(250, exact.amountMinor, "2.50 USD = 250 cents");
+    }
+
+    @Test
     void shouldReversePartiallyAndRejectOverReversal()
     {
         assertEquals(ResultCode.OK, d.apply(cmd.reverse("refund-300", payment, 300)).code);

@@ -544,9 +544,13 @@ final class ReferenceModel
         final long remaining = original.amount - original.reversed;
         final long requested = requestedMinor(c, original.currency);
         final long amount = c.amountMinor == 0 ? remaining : requested;
-        if (c.amountMinor < 0 || requested < 0)
+        if (c.amountMinor < 0)
         {
             return new Evaluation(ResultCode.INVALID_COMMAND);
+        }
+        if (requested < 0)
+        {
+            return new Evaluation(ResultCode.INVALID_AMOUNT);
         }
         if (c.currency != 0 && c.currency != original.currency)
         {
@@ -631,9 +635,13 @@ final class ReferenceModel
         }
         final long requested = requestedMinor(c, h.currency);
         final long amount = c.amountMinor == 0 ? h.amount : requested;
-        if (c.amountMinor < 0 || requested < 0)
+        if (c.amountMinor < 0)
         {
             return new Evaluation(ResultCode.INVALID_COMMAND);
+        }
+        if (requested < 0)
+        {
+            return new Evaluation(ResultCode.INVALID_AMOUNT);
         }
         if (c.currency != 0 && c.currency != h.currency)
         {

@@ -140,6 +140,7 @@ public enum ProblemType
             case KEY_REUSED: return IDEMPOTENCY_KEY_REUSED;
             case CAPACITY_EXCEEDED: return CAPACITY_EXCEEDED;
             case REFERENCE_CHECK_UNAVAILABLE: return REFERENCE_CHECK_UNAVAILABLE;
+            case INVALID_AMOUNT: return INVALID_AMOUNT;
             default: throw new IllegalArgumentException("not a rejection: " + code);
         }
     }

@@ -224,6 +224,7 @@ class ResponseRendererTest
         expected.put(ResultCode.KEY_REUSED, 422);
         expected.put(ResultCode.CAPACITY_EXCEEDED, 503);
         expected.put(ResultCode.REFERENCE_CHECK_UNAVAILABLE, 503);
+        expected.put(ResultCode.INVALID_AMOUNT, 400);
         assertEquals(ResultCode.values().length, expected.size(), "every result code has an expected status");
 
         final Set<ProblemType> types = new HashSet<>();

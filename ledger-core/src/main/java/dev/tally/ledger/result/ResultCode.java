@@ -45,7 +45,12 @@ public enum ResultCode
      * A transfer's reference could not be checked against the references older than the ledger remembers (their
      * store did not answer when the journaler asked); nothing applied, retry later.
      */
-    REFERENCE_CHECK_UNAVAILABLE(16, false);
+    REFERENCE_CHECK_UNAVAILABLE(16, false),
+    /**
+     * A capture or reversal amount sent without a currency has more decimals than the hold's or transfer's currency
+     * allows: the gateway, not knowing that currency, could not refuse it; not stored, like its other 400s.
+     */
+    INVALID_AMOUNT(17, false);
 
     private static final ResultCode[] BY_CODE = values();
 
