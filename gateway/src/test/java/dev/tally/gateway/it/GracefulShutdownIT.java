@@ -1,5 +1,13 @@
 package dev.tally.gateway.it;
 
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.server.ServerConfig;
+import dev.tally.gateway.server.TallyServer;
+import dev.tally.journal.Durability;
+import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.persistence.db.Database;
+import dev.tally.persistence.db.EmbeddedDatabase;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the process stops reading, answers what it took, closes the journal and the database and exits 0.
  * After a restart every acknowledged transfer is there, and {@code tally verify} finds PostgreSQL equal
  * to the journal. A second SIGTERM during the stop exits at once (143) and loses nothing acknowledged
- * either.
+ * either. In process, a graceful stop leaves PostgreSQL caught up with the journal by itself: the writer is
+ * drained before the database closes, not left for the next start's replay or {@code tally verify} to finish.
  */
 class GracefulShutdownIT
 {
@@ -65,6 +74,60 @@ class GracefulShutdownIT
         final String log = loadThenSigterm("forced", 2);
         assertTrue(log.contains("second stop signal"), log);
         restartAndCheckEveryAcknowledgedTransfer("after-forced");
+    }
+
+    /**
+     * A burst of transfers (two of the largest batches, applied and answered just before the stop), then
+     * {@link TallyServer#close()}. The writer is still busy with them when the stop begins (and under async durability
+     * takes only what a force made stable, the last force being the stop's own), so they reach PostgreSQL during the stop
+     * or not at all. PostgreSQL is then opened directly: no restart and no {@code tally verify} has caught it up from
+     * the journal.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldDrainThePostgresWriterOnAGracefulStop() throws Exception
+    {
+        final int batches = 2;
+        final int perBatch = LedgerLimits.BATCH_OPERATIONS_MAX;
+        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            LedgerConfig.small(), Servers.withoutTicks(), HttpLimits.defaults(), null, true);
+        final TallyServer server = new TallyServer(config);
+        try (server)
+        {
+            final TallyClient client = Servers.client(server);
+            openAccounts(client);
+            for (int b = 0; b < batches; b++)
+            {
+                final StringBuilder batch = new StringBuilder("{\"operations\":[");
+                for (int i = 0; i < perBatch; i++)
+                {
+                    batch.append(i == 0 ? "" : ",").append("{\"op\":\"transfer\",\"idempotencyKey\":\"burst-").append(b).append('-')
+                        .append(i).append("\",\"body\":").append(TallyClient.transferJson(FUNDING, FIRST_CUSTOMER + i % CUSTOMERS, "1.00", TRY, null))
+                        .append('}');
+                }
+                final Reply burst = client.batch(batch.append("]}").toString());
+                assertEquals(200, burst.status(), burst::toString);
+                assertEquals(perBatch, burst.body().split("\"status\":201", -1).length - 1, "every transfer of the batch applied");
+            }
+        }
+        final long lastIndex = server.ledger().lastJournalIndex();   // stopped: no thread touches the ledger any more
+
+        try (EmbeddedDatabase pg = EmbeddedDatabase.start(dataDir.resolve("pg"));
+             Database database = Database.connect(pg);
+             java.sql.Connection connection = database.dataSource().getConnection();
+             java.sql.Statement query = connection.createStatement())
+        {
+            try (java.sql.ResultSet watermark = query.executeQuery("SELECT journal_index FROM ledger_watermark"))
+            {
+                assertTrue(watermark.next());
+                assertEquals(lastIndex, watermark.getLong(1), "the watermark reached the journal's last index at the stop");
+            }
+            try (java.sql.ResultSet count = query.executeQuery("SELECT count(*) FROM transfers"))
+            {
+                assertTrue(count.next());
+                assertEquals((long) batches * perBatch, count.getLong(1), "every transfer of the burst is in PostgreSQL");
+            }
+        }
     }
 
     /**
