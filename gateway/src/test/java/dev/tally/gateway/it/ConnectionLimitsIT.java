@@ -23,7 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The per-connection limits over raw loopback sockets: read timeout (slow-loris) and requests per connection. */
+/**
+ * The connection limits over raw loopback sockets: read timeout (slow-loris), requests per connection, the cap on open
+ * connections ({@code --connections-max}) and the idle timeout.
+ */
 class ConnectionLimitsIT
 {
     private static final long READ_TIMEOUT_MS = 500;
@@ -171,6 +174,86 @@ class ConnectionLimitsIT
             assertEquals(404, client.account(REQUESTS_MAX + 1).status(), "a request behind the last allowed one is not applied");
             assertEquals(404, client.account(REQUESTS_MAX + 2).status());
         }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void shouldCloseAConnectionBeyondTheMaximumAtAcceptWhileServingTheOpenOnes() throws Exception
+    {
+        final HttpLimits limits = new HttpLimits(4 * 1024 * 1024, 16 * 1024, 4 * 1024, 2, IDLE_TIMEOUT_MS);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults()));
+             RawConnection first = new RawConnection(server.port());
+             RawConnection second = new RawConnection(server.port()))
+        {
+            assertEquals(200, health(first).status());
+            assertEquals(200, health(second).status(), "both connections of the maximum are open and served");
+            try (RawConnection third = new RawConnection(server.port()))   // the kernel accepts it; the server closes it
+            {
+                try
+                {
+                    third.write(RawConnection.request("GET", "/health", null, null));
+                }
+                catch (final IOException ex)
+                {
+                    // closed before the request went out: as refused as it gets
+                }
+                assertTrue(third.closedByServer(), "the third connection is closed without an answer");
+            }
+            assertEquals(200, health(first).status(), "the open connections are still served");
+            assertEquals(200, health(second).status());
+            first.write(RawConnection.request("GET", "/metrics", null, null));
+            final String metrics = first.read().body();
+            assertTrue(metrics.contains("\ntally_http_connections_refused_total 1.0\n"), "the refusal is counted:\n" + metrics);
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void shouldCloseAnIdleKeepAliveConnectionAfterTheIdleTimeoutButNotABusyOne() throws Exception
+    {
+        final long idleTimeoutMs = 300;
+        final HttpLimits limits = new HttpLimits(4 * 1024 * 1024, 16 * 1024, 4 * 1024, 100, idleTimeoutMs);
+        try (TallyServer server = Servers.start(Servers.config(dataDir, Durability.ASYNC, limits, LedgerPipeline.PipelineConfig.defaults())))
+        {
+            final TallyClient warm = Servers.client(server);
+            for (int i = 0; i < 20; i++)
+            {
+                // a cold first reply could take longer than the idle timeout, which counts from the connection's last read
+                assertEquals(200, warm.get("/health").status());
+            }
+            try (RawConnection idle = new RawConnection(server.port());
+                 RawConnection busy = new RawConnection(server.port()))
+            {
+                assertIdleClosedBusyNot(idle, busy, idleTimeoutMs);
+            }
+        }
+    }
+
+    private static void assertIdleClosedBusyNot(final RawConnection idle, final RawConnection busy, final long idleTimeoutMs)
+        throws Exception
+    {
+        final RawConnection.RawResponse kept = health(idle);
+        assertEquals(200, kept.status());
+        assertFalse("close".equalsIgnoreCase(kept.headers().get("connection")), "a keep-alive connection");
+        final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * idleTimeoutMs);
+        int served = 0;
+        while (System.nanoTime() < endNs)
+        {
+            final RawConnection.RawResponse response = health(busy);
+            assertEquals(200, response.status(), "a connection that keeps sending is never idle");
+            assertFalse("close".equalsIgnoreCase(response.headers().get("connection")));
+            served++;
+            Thread.sleep(idleTimeoutMs / 6);
+        }
+        assertTrue(served > 10, "served " + served);
+        assertTrue(idle.closedByServer(), "the connection that sent nothing for the idle timeout is closed");
+        assertEquals(200, health(busy).status(), "the busy one is still open");
+    }
+
+    private static RawConnection.RawResponse health(final RawConnection connection) throws IOException
+    {
+        connection.write(RawConnection.request("GET", "/health", null, null));
+        return connection.read();
     }
 
     /** Reads what the server sent so far; @return true once it closed the connection. */
