@@ -142,13 +142,17 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
                 text(ctx, 200, "application/json", "{\"status\":\"UP\"}", keepAlive);
                 return;
             case READY:
-                if (health.isReady() && writerKeepsUp())
+                if (!health.isReady())
                 {
-                    text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
+                    problem(ctx, scratch, NOT_READY, keepAlive);
+                }
+                else if (!writerKeepsUp())
+                {
+                    problem(ctx, scratch, WRITER_LAGGING, keepAlive);   // the reason, for the operator looking at /ready
                 }
                 else
                 {
-                    problem(ctx, scratch, NOT_READY, keepAlive);
+                    text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
                 }
                 return;
             case METRICS:

@@ -77,7 +77,9 @@ class WriterLagOverHttpIT
                 assertWriterLagging(refused);
                 assertWriterLagging(client.createAccount(2, TRY, false));
                 assertWriterLagging(client.transfer("lagging-transfer", 1, 1, "1.00", TRY, null));
-                assertEquals(503, client.get("/ready").status(), "not ready while the writer lags");
+                final Reply notReady = client.get("/ready");
+                assertEquals(503, notReady.status(), "not ready while the writer lags");
+                assertTrue(notReady.body().contains("PostgreSQL writer is behind"), "and /ready says why: " + notReady.body());
                 assertEquals(200, client.get("/health").status());
                 assertEquals(200, client.account(1).status(), "reads still work");
                 lock.rollback();
