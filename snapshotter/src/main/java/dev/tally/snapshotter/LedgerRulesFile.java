@@ -116,6 +116,26 @@ public final class LedgerRulesFile
     }
 
     /**
+     * Removes the record of {@code dataDir}'s rules: only for a start that recorded them and then failed before its
+     * journal took any command under them.
+     */
+    public static void forget(final Path dataDir)
+    {
+        try
+        {
+            Files.deleteIfExists(inDataDir(dataDir));
+            try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ))
+            {
+                dir.force(true);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot remove the ledger rules " + inDataDir(dataDir), ex);
+        }
+    }
+
+    /**
      * @return one line per rule where {@code wanted} differs from {@code recorded}, e.g.
      *         {@code "keyRetentionMs: 8000 recorded, 86400000 asked"}; empty when they agree.
      */

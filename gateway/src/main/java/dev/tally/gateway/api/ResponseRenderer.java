@@ -364,6 +364,7 @@ public final class ResponseRenderer
             case CAPACITY_EXCEEDED: return "a capacity limit of the ledger is reached; retry later";
             case REFERENCE_CHECK_UNAVAILABLE:
                 return "the reference could not be checked against older transfers (their store is unavailable); retry later";
+            case INVALID_AMOUNT: return "the amount has more decimals than the currency of the hold or transfer allows";
             default: return type.title();
         }
     }

@@ -106,7 +106,9 @@ public final class LedgerOptions
         requireInRange("--reference-retention-ms", references, LedgerConfig.WINDOW_MS_LIMIT);
         requireInRange("--reversal-window-ms", reversals, LedgerConfig.WINDOW_MS_LIMIT);
         requireInRange("--expiries-per-tick-max", expiries, LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT);
-        final LedgerConfig wanted = new LedgerConfig(accounts, subBalances, keys, transfers, transfers, holds,
+        // the reference table is sized like the transfers' (no flag of its own); a folder may have recorded another size
+        final int referencesSize = transfersMax != null || recorded == null ? transfers : recorded.referencesMax();
+        final LedgerConfig wanted = new LedgerConfig(accounts, subBalances, keys, referencesSize, transfers, holds,
             keyRetention, references, reversals, expiries);
         if (recorded != null)
         {

@@ -90,16 +90,6 @@ public final class TallyServer implements AutoCloseable
             }
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
             undo.onFailure("close the journal", journal);
-            if (recordedRules == null)
-            {
-                // before the first command is journaled: from here on, every replay decides under these
-                if (journal.lastIndex() > 0)
-                {
-                    LOG.warn("the journal in {} has no recorded ledger rules (a folder from before they were recorded): " +
-                        "recording the rules of this start, {}", config.dataDir(), config.ledger());
-                }
-                LedgerRulesFile.write(config.dataDir(), config.ledger());
-            }
 
             // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
             //    effects of every command past its watermark.
@@ -149,6 +139,10 @@ public final class TallyServer implements AutoCloseable
             {
                 undo.onFailure("close the reference check", referenceCheck);
             }
+            if (recordedRules == null)
+            {
+                recordRules(config, undo);
+            }
             pipeline = new LedgerPipeline(ledger, journal, ring -> new Responder(ring, metrics, queries), businessListener, config.pipeline(),
                 health, metrics, referenceCheck);
             undo.onFailure("stop the pipeline", pipeline);   // empty ring: nothing to drain, its threads stop
@@ -187,6 +181,30 @@ public final class TallyServer implements AutoCloseable
         }
         LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
             config.durability(), config.dataDir().toAbsolutePath());
+    }
+
+    /**
+     * Records the rules of this start for a folder that has none, once the ledger is built (a start that cannot even
+     * allocate its tables records nothing) and before the pipeline journals its first command: from then on every
+     * replay decides under them. A start that fails before journaling anything forgets them again, so the next start
+     * may ask for others.
+     */
+    private void recordRules(final ServerConfig config, final StartupUndo undo)
+    {
+        final long journaledBefore = journal.lastIndex();
+        if (journaledBefore > 0)
+        {
+            LOG.warn("the journal in {} has no recorded ledger rules (a folder from before they were recorded): " +
+                "recording the rules of this start, {}", config.dataDir(), config.ledger());
+        }
+        LedgerRulesFile.write(config.dataDir(), config.ledger());
+        undo.onFailure("forget the ledger rules recorded by this start", () ->
+        {
+            if (journal.lastIndex() == journaledBefore)
+            {
+                LedgerRulesFile.forget(config.dataDir());
+            }
+        });
     }
 
     /** @return the HTTP port bound. */

@@ -42,6 +42,15 @@ class LedgerOptionsTest
     }
 
     @Test
+    void shouldTakeTheRecordedReferenceTableSizeWhichHasNoFlagOfItsOwn()
+    {
+        // an embedded server (the benchmarks' in-process one) may size the reference table apart from the transfers'
+        final LedgerConfig apart = new LedgerConfig(500, 900, 7_000, 1_024, 3_000, 200, 1_000, 2_000, 3_000, 50);
+        LedgerRulesFile.write(dataDir, apart);
+        assertEquals(apart, options(Map.of()).toConfig(dataDir));
+    }
+
+    @Test
     void shouldRefuseEverySettingThatDiffersFromTheRecordNamingIt()
     {
         LedgerRulesFile.write(dataDir, RECORDED);

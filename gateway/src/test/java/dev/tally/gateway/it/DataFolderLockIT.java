@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tally.gateway.cli.TallyMain;
+import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
+import dev.tally.journal.Durability;
 import dev.tally.persistence.db.DataFolderInUseException;
+import dev.tally.snapshotter.LedgerRulesFile;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -107,8 +111,9 @@ class DataFolderLockIT
         final Set<Long> threadsBefore = liveThreadIds();
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
+            // no tick in the first minute: the start journals nothing before it fails
             final TallyCli.Run serve = TallyCli.run("serve", "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
-                "--data-dir", dataDir.toString(), "--api-key", "t:" + Servers.TENANT_KEY);
+                "--data-dir", dataDir.toString(), "--api-key", "t:" + Servers.TENANT_KEY, "--tick-interval-ms", "60000");
             assertEquals(1, serve.exitCode(), serve.output());
             assertTrue(serve.output().contains("tally serve: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": Address already in use"),
                 serve.output());
@@ -123,9 +128,34 @@ class DataFolderLockIT
             leftOver = threadsStartedSince(threadsBefore);
         }
         assertTrue(leftOver.isEmpty(), "threads the failed start left running: " + leftOver);
+        assertTrue(Files.notExists(LedgerRulesFile.inDataDir(dataDir)),
+            "nothing was journaled under the rules it recorded: the next start may ask for others");
 
         final TallyCli.Run verify = TallyCli.run("verify", "--data-dir", dataDir.toString());
         assertEquals(0, verify.exitCode(), "the folder is free, and its journal and read model agree\n" + verify.output());
+    }
+
+    /**
+     * A start that fails before its ledger is built (here its snapshot folder cannot be opened; a heap too small for
+     * the tables it asked for fails there too) records no ledger rules: the next start, with other rules, is not
+     * refused for them.
+     */
+    @Test
+    void shouldRecordNoRulesForAStartThatFailsBeforeItsLedgerIsBuilt() throws Exception
+    {
+        final Path snapshots = dataDir.resolve("snapshots");
+        Files.writeString(snapshots, "not a folder");
+        final ServerConfig big = Servers.config(dataDir);
+        assertThrows(Exception.class, () -> new TallyServer(big).close());
+        assertTrue(Files.notExists(LedgerRulesFile.inDataDir(dataDir)), "no rules recorded by the failed start");
+
+        Files.delete(snapshots);
+        final ServerConfig other = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
+            big.ledger().withRetention(5_000, 5_000, 5_000), Servers.withoutTicks(), HttpLimits.defaults());
+        try (TallyServer again = new TallyServer(other))
+        {
+            assertEquals(other.ledger(), LedgerRulesFile.read(dataDir), "the rules of the start that succeeded");
+        }
     }
 
     private static Set<Long> liveThreadIds()

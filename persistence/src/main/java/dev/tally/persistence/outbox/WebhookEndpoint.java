@@ -29,11 +29,12 @@ public record WebhookEndpoint(URI url, byte[] secret)
             throw new IllegalArgumentException("webhook URL must be http(s)://host/...: " + url);
         }
         // Two URLs run together ("http://a/x,http://b/y" from a list that was not split) would be one endpoint
-        // with a strange path; a real receiver's path or query has no unescaped "://".
-        if (contains(url.getRawPath(), "://") || contains(url.getRawQuery(), "://"))
+        // with a strange path. A comma right before a scheme is that signature; a lone "://" is not (a query may
+        // carry a return URL, "?next=https://app/done").
+        if (joined(url.getRawPath()) || joined(url.getRawQuery()))
         {
-            throw new IllegalArgumentException("webhook URL has '://' after its host (two URLs joined? list them comma-separated, "
-                + "or give --webhook-url once per URL): " + display(url));
+            throw new IllegalArgumentException("webhook URL has ',http(s)://' after its host (two URLs joined? list them "
+                + "comma-separated, or give --webhook-url once per URL): " + display(url));
         }
         if (url.toString().length() > URL_LENGTH_MAX)
         {
@@ -74,9 +75,14 @@ public record WebhookEndpoint(URI url, byte[] secret)
             + path + (url.getRawQuery() == null ? "" : "?…");
     }
 
-    private static boolean contains(final String text, final String part)
+    private static boolean joined(final String text)
     {
-        return text != null && text.contains(part);
+        if (text == null)
+        {
+            return false;
+        }
+        final String lower = text.toLowerCase(Locale.ROOT);
+        return lower.contains(",http://") || lower.contains(",https://");
     }
 
     @Override

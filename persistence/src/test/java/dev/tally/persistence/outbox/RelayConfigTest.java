@@ -62,7 +62,9 @@ class RelayConfigTest
         final IllegalArgumentException joined = assertThrows(IllegalArgumentException.class,
             () -> WebhookEndpoint.of("https://example.test/x,https://other.test/y?token=abc123", "s".repeat(16)));
         assertFalse(joined.getMessage().contains("abc123"), joined.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/x?next=http://other.test/", "s".repeat(16)));
+        assertThrows(IllegalArgumentException.class, () -> WebhookEndpoint.of("https://example.test/x?a=1,HTTP://other.test/", "s".repeat(16)));
+        // a return URL in the query is a legal receiver URL, not two joined
+        assertEquals("/in", WebhookEndpoint.of("https://example.test/in?next=https://app.test/done", "s".repeat(16)).url().getPath());
         assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of(ONE.get(0), ONE.get(0))));
         assertThrows(IllegalArgumentException.class, () -> RelayConfig.defaults(List.of()));
     }
