@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.ToLongFunction;
 
 /**
  * The ledger rules a data folder's journal was decided under, kept beside it in {@value #FILE_NAME}.
@@ -31,6 +32,24 @@ import java.util.Properties;
 public final class LedgerRulesFile
 {
     public static final String FILE_NAME = "ledger-rules.properties";
+
+    /** One rule: its name in the file (the {@link LedgerConfig} component's) and how to read it from a configuration. */
+    private record Rule(String name, ToLongFunction<LedgerConfig> value)
+    {
+    }
+
+    /** Every rule, in {@link LedgerConfig}'s component order: the file's lines, the comparison and the reading follow it. */
+    private static final List<Rule> RULES = List.of(
+        new Rule("accountsMax", LedgerConfig::accountsMax),
+        new Rule("subBalancesMax", LedgerConfig::subBalancesMax),
+        new Rule("idempotencyKeysMax", LedgerConfig::idempotencyKeysMax),
+        new Rule("referencesMax", LedgerConfig::referencesMax),
+        new Rule("transfersMax", LedgerConfig::transfersMax),
+        new Rule("holdsMax", LedgerConfig::holdsMax),
+        new Rule("keyRetentionMs", LedgerConfig::keyRetentionMs),
+        new Rule("referenceRetentionMs", LedgerConfig::referenceRetentionMs),
+        new Rule("reversalWindowMs", LedgerConfig::reversalWindowMs),
+        new Rule("expiriesPerTickMax", LedgerConfig::expiriesPerTickMax));
 
     private LedgerRulesFile()
     {
@@ -57,10 +76,14 @@ public final class LedgerRulesFile
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8))
         {
             p.load(in);
-            return new LedgerConfig(
-                intOf(p, "accountsMax"), intOf(p, "subBalancesMax"), intOf(p, "idempotencyKeysMax"), intOf(p, "referencesMax"),
-                intOf(p, "transfersMax"), intOf(p, "holdsMax"), longOf(p, "keyRetentionMs"), longOf(p, "referenceRetentionMs"),
-                longOf(p, "reversalWindowMs"), intOf(p, "expiriesPerTickMax"));
+            final long[] v = new long[RULES.size()];
+            for (int i = 0; i < v.length; i++)
+            {
+                v[i] = longOf(p, RULES.get(i).name());
+            }
+            return new LedgerConfig(intOf(v[0], "accountsMax"), intOf(v[1], "subBalancesMax"), intOf(v[2], "idempotencyKeysMax"),
+                intOf(v[3], "referencesMax"), intOf(v[4], "transfersMax"), intOf(v[5], "holdsMax"), v[6], v[7], v[8],
+                intOf(v[9], "expiriesPerTickMax"));
         }
         catch (final IOException ex)
         {
@@ -78,25 +101,20 @@ public final class LedgerRulesFile
     {
         final Path file = inDataDir(dataDir);
         final Path temp = dataDir.resolve(FILE_NAME + ".tmp");
-        final String text = "# The ledger rules this data folder's journal is decided under (docs/CONFIG.md, \"Ledger rules\").\n" +
+        final StringBuilder text = new StringBuilder(
+            "# The ledger rules this data folder's journal is decided under (docs/CONFIG.md, \"Ledger rules\").\n" +
             "# Recorded by the first tally serve on the folder. Every start and every replay uses them; a start with other\n" +
-            "# values is refused, because a replay under other rules would change results already acknowledged. Do not edit.\n" +
-            "accountsMax=" + rules.accountsMax() + "\n" +
-            "subBalancesMax=" + rules.subBalancesMax() + "\n" +
-            "idempotencyKeysMax=" + rules.idempotencyKeysMax() + "\n" +
-            "referencesMax=" + rules.referencesMax() + "\n" +
-            "transfersMax=" + rules.transfersMax() + "\n" +
-            "holdsMax=" + rules.holdsMax() + "\n" +
-            "keyRetentionMs=" + rules.keyRetentionMs() + "\n" +
-            "referenceRetentionMs=" + rules.referenceRetentionMs() + "\n" +
-            "reversalWindowMs=" + rules.reversalWindowMs() + "\n" +
-            "expiriesPerTickMax=" + rules.expiriesPerTickMax() + "\n";
+            "# values is refused, because a replay under other rules would change results already acknowledged. Do not edit.\n");
+        for (final Rule rule : RULES)
+        {
+            text.append(rule.name()).append('=').append(rule.value().applyAsLong(rules)).append('\n');
+        }
         try
         {
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE))
             {
-                final ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+                final ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
                 while (bytes.hasRemaining())
                 {
                     out.write(bytes);
@@ -104,10 +122,7 @@ public final class LedgerRulesFile
                 out.force(true);
             }
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-            try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ))
-            {
-                dir.force(true);
-            }
+            SnapshotDirectory.forceDirectory(dataDir);
         }
         catch (final IOException ex)
         {
@@ -124,10 +139,7 @@ public final class LedgerRulesFile
         try
         {
             Files.deleteIfExists(inDataDir(dataDir));
-            try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ))
-            {
-                dir.force(true);
-            }
+            SnapshotDirectory.forceDirectory(dataDir);
         }
         catch (final IOException ex)
         {
@@ -142,16 +154,15 @@ public final class LedgerRulesFile
     public static List<String> differences(final LedgerConfig recorded, final LedgerConfig wanted)
     {
         final List<String> out = new ArrayList<>();
-        differ(out, "accountsMax", recorded.accountsMax(), wanted.accountsMax());
-        differ(out, "subBalancesMax", recorded.subBalancesMax(), wanted.subBalancesMax());
-        differ(out, "idempotencyKeysMax", recorded.idempotencyKeysMax(), wanted.idempotencyKeysMax());
-        differ(out, "referencesMax", recorded.referencesMax(), wanted.referencesMax());
-        differ(out, "transfersMax", recorded.transfersMax(), wanted.transfersMax());
-        differ(out, "holdsMax", recorded.holdsMax(), wanted.holdsMax());
-        differ(out, "keyRetentionMs", recorded.keyRetentionMs(), wanted.keyRetentionMs());
-        differ(out, "referenceRetentionMs", recorded.referenceRetentionMs(), wanted.referenceRetentionMs());
-        differ(out, "reversalWindowMs", recorded.reversalWindowMs(), wanted.reversalWindowMs());
-        differ(out, "expiriesPerTickMax", recorded.expiriesPerTickMax(), wanted.expiriesPerTickMax());
+        for (final Rule rule : RULES)
+        {
+            final long was = rule.value().applyAsLong(recorded);
+            final long asked = rule.value().applyAsLong(wanted);
+            if (was != asked)
+            {
+                out.add(rule.name() + ": " + was + " recorded, " + asked + " asked");
+            }
+        }
         return out;
     }
 
@@ -163,17 +174,8 @@ public final class LedgerRulesFile
             "under others would change results already acknowledged. Leave these settings out to use the recorded values.";
     }
 
-    private static void differ(final List<String> out, final String name, final long recorded, final long wanted)
+    private static int intOf(final long value, final String key)
     {
-        if (recorded != wanted)
-        {
-            out.add(name + ": " + recorded + " recorded, " + wanted + " asked");
-        }
-    }
-
-    private static int intOf(final Properties p, final String key)
-    {
-        final long value = longOf(p, key);
         if (value != (int)value)
         {
             throw new IllegalArgumentException(key + " is out of range: " + value);

@@ -244,6 +244,12 @@ public final class SnapshotDirectory
     /** Makes the directory's entries (a rename) durable: fsync on the directory itself. */
     private void forceDirectory() throws IOException
     {
+        forceDirectory(directory);
+    }
+
+    /** Makes {@code directory}'s entries (a rename, a deletion) durable: fsync on the directory itself. */
+    static void forceDirectory(final Path directory) throws IOException
+    {
         try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ))
         {
             dir.force(true);
