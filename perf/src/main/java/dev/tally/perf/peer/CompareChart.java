@@ -34,8 +34,8 @@ final class CompareChart
     {
     }
 
-    /** Writes the chart of one durability mode to {@code file}. */
-    static void draw(final List<CompareReport.Row> rows, final String mode, final Path file) throws IOException
+    /** Writes the chart of one durability mode to {@code file}; with several rounds, {@code rows} are their medians. */
+    static void draw(final List<CompareReport.Row> rows, final String mode, final int rounds, final Path file) throws IOException
     {
         final BufferedImage image = new BufferedImage(WIDTH_PX, HEIGHT_PX, BufferedImage.TYPE_INT_RGB);
         final Graphics2D g = image.createGraphics();
@@ -48,7 +48,8 @@ final class CompareChart
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
             g.drawString("Tally vs PostgreSQL-per-request peer, durability " + mode +
-                ("sync".equals(mode) ? " (Tally sync vs synchronous_commit=on)" : " (Tally async vs synchronous_commit=off)"), 20, 30);
+                ("sync".equals(mode) ? " (Tally sync vs synchronous_commit=on)" : " (Tally async vs synchronous_commit=off)") +
+                (rounds > 1 ? ", median of " + rounds + " rounds" : ""), 20, 30);
             legend(g);
             final int panelWidthPx = (WIDTH_PX - 2 * MARGIN_LEFT_PX - 40) / 2;
             throughputPanel(g, rows, MARGIN_LEFT_PX, panelWidthPx);

@@ -30,12 +30,15 @@ import picocli.CommandLine;
  *   for each durability (sync: Tally --durability sync vs synchronous_commit=on; async: async vs off)
  *     start Tally (TallyServer in-process, temporary data folder, 15 s key retention) and the peer (embedded PostgreSQL, own folder)
  *     warm both up (a short uniform run each, not reported)
- *     for each scenario
- *       Tally: setup, warmup, measured window, drain, check          (dev.tally.perf.load.ScenarioRun)
- *       let PostgreSQL settle (VACUUM ANALYZE, CHECKPOINT), System.gc()
- *       peer:  the same, then the peer's SQL check over its whole database (PeerCheck)
- *       let PostgreSQL settle, System.gc()
- *   print the table and one RESULT line per scenario and durability; write histograms, CSV, PNG chart
+ *     for each round (--rounds, default 1)
+ *       for each scenario
+ *         Tally: setup, warmup, measured window, drain, check          (dev.tally.perf.load.ScenarioRun)
+ *         let PostgreSQL settle (VACUUM ANALYZE, CHECKPOINT), System.gc()
+ *         peer:  the same, then the peer's SQL check over its whole database (PeerCheck)
+ *         let PostgreSQL settle, System.gc()
+ *         (in even rounds the peer goes first, so neither system always meets the machine's later minutes)
+ *   print the tables and one RESULT line per scenario and durability (medians over the rounds); write
+ *   histograms, CSV, PNG chart
  * </pre>
  *
  * The {@code batch} scenario sends Tally {@code POST /v1/batch} with B transfers per request; the peer
@@ -56,6 +59,11 @@ final class CompareCommand implements Callable<Integer>
 
     @CommandLine.Option(names = "--seconds", defaultValue = "30", description = "Measured seconds per run (default: ${DEFAULT-VALUE}).")
     int seconds;
+
+    @CommandLine.Option(names = "--rounds", defaultValue = "1",
+        description = "Runs of every scenario against each system, interleaved, the order of the two systems swapped in even rounds; " +
+            "RESULT lines, summary and chart give each figure's median over the rounds (default: ${DEFAULT-VALUE}).")
+    int rounds;
 
     @CommandLine.Option(names = "--warmup-seconds", defaultValue = "5",
         description = "Unmeasured seconds before each measured window (default: ${DEFAULT-VALUE}).")
@@ -159,6 +167,10 @@ final class CompareCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(new CommandLine(this), "--systems must name tally and/or peer");
         }
+        if (rounds < 1)
+        {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--rounds must be at least 1");
+        }
         final List<LoadSpec> specs = new ArrayList<>();
         for (final String name : scenarios)
         {
@@ -167,8 +179,9 @@ final class CompareCommand implements Callable<Integer>
         final Path runDir = (resultsDir != null ? resultsDir : defaultResultsDir()).resolve("compare-" + LocalDateTime.now().format(STAMP));
         Files.createDirectories(runDir);
         out.println(CompareReport.machine());
-        out.printf(Locale.ROOT, "compare: %s; %d s measured after %d s warmup per run; %,d accounts; %d connections x depth %d; results in %s%n",
-            String.join(",", scenarios), seconds, warmupSeconds, accounts, connections, depth, runDir);
+        out.printf(Locale.ROOT,
+            "compare: %s; %d round(s); %d s measured after %d s warmup per run; %,d accounts; %d connections x depth %d; results in %s%n",
+            String.join(",", scenarios), rounds, seconds, warmupSeconds, accounts, connections, depth, runDir);
 
         final List<CompareReport.Row> rows = new ArrayList<>();
         for (final String durabilityName : durabilities)
@@ -180,13 +193,13 @@ final class CompareCommand implements Callable<Integer>
             }
             rows.addAll(runDurability(sync, specs, runDir, runTally, runPeer));
         }
-        final CompareReport report = new CompareReport(rows);
+        final CompareReport report = new CompareReport(rows, rounds);
         report.print(out);
         report.write(runDir);
         for (final String durabilityName : durabilities)
         {
             final Path chart = runDir.resolve("compare-" + durabilityName + ".png");
-            CompareChart.draw(report.rows(durabilityName), durabilityName, chart);
+            CompareChart.draw(report.medians(durabilityName), durabilityName, rounds, chart);
             out.println("chart: " + chart);
         }
         return report.allOk() ? 0 : 2;
@@ -231,27 +244,14 @@ final class CompareCommand implements Callable<Integer>
                     peer.settle();
                 }
             }
-            for (final LoadSpec spec : specs)
+            for (int round = 1; round <= rounds; round++)
             {
-                final String scenario = spec.scenario().cliName();
-                CompareReport.Measured tallyResult = null;
-                CompareReport.Measured peerResult = null;
-                if (tally != null)
+                for (final LoadSpec spec : specs)
                 {
-                    tallyResult = runOne("tally", mode, spec, tally.target(), runDir, null, tally);
-                    settle(peer);
+                    final CompareReport.Row row = runScenario(mode, round, spec, tally, peer, peerTarget, runDir);
+                    rows.add(row);
+                    out.println(row.resultLine());
                 }
-                if (peer != null)
-                {
-                    // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
-                    final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
-                        spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
-                    peerResult = runOne("peer", mode + (peerSpec == spec ? "" : "-for-batch"), peerSpec, peerTarget, runDir, peer, null);
-                    settle(peer);
-                }
-                final CompareReport.Row row = new CompareReport.Row(scenario, mode, tallyResult, peerResult);
-                rows.add(row);
-                out.println(row.resultLine());
             }
         }
         finally
@@ -261,6 +261,33 @@ final class CompareCommand implements Callable<Integer>
             closeQuietly(peer, "the peer");
         }
         return rows;
+    }
+
+    /** One scenario against both systems, Tally first in odd rounds, the peer first in even ones. */
+    private CompareReport.Row runScenario(final String mode, final int round, final LoadSpec spec, final InProcessServer tally,
+        final PeerServer peer, final Target peerTarget, final Path runDir)
+    {
+        final String label = rounds > 1 ? mode + "-round" + round : mode;
+        CompareReport.Measured tallyResult = null;
+        CompareReport.Measured peerResult = null;
+        final boolean peerFirst = round % 2 == 0;
+        for (int turn = 0; turn < 2; turn++)
+        {
+            if (tally != null && (turn == 0) != peerFirst)
+            {
+                tallyResult = runOne("tally", label, spec, tally.target(), runDir, null, tally);
+                settle(peer);
+            }
+            if (peer != null && (turn == 0) == peerFirst)
+            {
+                // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
+                final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
+                    spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
+                peerResult = runOne("peer", label + (peerSpec == spec ? "" : "-for-batch"), peerSpec, peerTarget, runDir, peer, null);
+                settle(peer);
+            }
+        }
+        return new CompareReport.Row(spec.scenario().cliName(), mode, round, tallyResult, peerResult);
     }
 
     /**
@@ -431,14 +458,15 @@ final class CompareCommand implements Callable<Integer>
 
     private InProcessServer.Settings tallySettings(final boolean sync, final List<LoadSpec> specs)
     {
+        // Every run opens its own accounts: the warm-up run's, then each scenario's in each round.
         int accountsMax = 16 + Math.min(accounts, 10_000);
         for (final LoadSpec spec : specs)
         {
-            accountsMax += spec.accounts();
+            accountsMax += rounds * spec.accounts();
         }
         return new InProcessServer.Settings(sync ? Durability.SYNC : Durability.ASYNC,
             WaitStrategyName.valueOf(tallyWaitStrategy.trim().toUpperCase(Locale.ROOT)), tallyIoThreads, 16_384, 100,
-            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (specs.size() + 1), tallyKeysMax, null,
+            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (rounds * specs.size() + 1), tallyKeysMax, null,
             onOff(tallyReadModel), ASYNC_FORCE_INTERVAL_MS);
     }
 

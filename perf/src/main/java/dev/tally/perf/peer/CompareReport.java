@@ -13,22 +13,30 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The figures of a compare run: one row per scenario and durability, with both systems' throughput,
- * latency percentiles, errors and checks; rendered as a table, as RESULT lines and as CSV.
+ * The figures of a compare run: one row per scenario, durability and round, with both systems' throughput,
+ * latency percentiles, errors and checks; rendered as tables, as RESULT lines and as CSV.
  *
  * <pre>
  *   RESULT scenario=uniform mode=sync tally_tps=51234 peer_tps=4100 ratio=12.5 tally_p99_us=1530 peer_p99_us=30000 check=ok
  * </pre>
  * {@code check=ok} only when both systems passed their checks; a failed run prints {@code failed} in
  * place of its figures and of the ratio.
+ *
+ * <p>With several rounds, each round's rows are kept (table, CSV, {@code ROUND} lines), and the RESULT
+ * lines, the summary table and the chart give each figure's median over the rounds ({@link #medians}): on
+ * a shared machine one run can meet a busy minute, and the median of runs taken side by side is the
+ * figure that such a minute moves least. With one round the medians are that round's figures.
  */
 final class CompareReport
 {
     private final List<Row> rows;
+    private final int rounds;
 
-    CompareReport(final List<Row> rows)
+    /** @param rows every round's rows, in the order they ran. */
+    CompareReport(final List<Row> rows, final int rounds)
     {
         this.rows = List.copyOf(rows);
+        this.rounds = rounds;
     }
 
     /**
@@ -60,6 +68,39 @@ final class CompareReport
         static Measured failed(final String load, final List<String> notes)
         {
             return new Measured(false, -1, -1, -1, -1, -1, -1, CpuCost.UNKNOWN, load, List.copyOf(notes));
+        }
+
+        /**
+         * @return each figure's median over {@code runs} (percentile by percentile); failed when any run failed,
+         *         with every run's notes; the errors summed, since one error in any round is one too many; null
+         *         when the system did not run.
+         */
+        static Measured median(final List<Measured> runs)
+        {
+            if (runs.isEmpty() || runs.contains(null))
+            {
+                return null;
+            }
+            final List<String> notes = new ArrayList<>();
+            final StringBuilder loads = new StringBuilder();
+            boolean ok = true;
+            long errors = 0;
+            for (final Measured run : runs)
+            {
+                notes.addAll(run.notes());
+                loads.append(loads.length() == 0 ? "" : ",").append(run.load());
+                ok &= run.checkOk();
+                errors += Math.max(0, run.errors());
+            }
+            if (!ok)
+            {
+                return new Measured(false, -1, -1, -1, -1, -1, errors, CpuCost.UNKNOWN, loads.toString(), notes);
+            }
+            final CpuCost cpu = new CpuCost(medianOf(runs, m -> m.cpu().jvmUs()), medianOf(runs, m -> m.cpu().postgresUs()),
+                (long)medianOf(runs, m -> m.cpu().transfers()));
+            return new Measured(true, (long)medianOf(runs, Measured::tps), (long)medianOf(runs, Measured::p50Us),
+                (long)medianOf(runs, Measured::p99Us), (long)medianOf(runs, Measured::p999Us), (long)medianOf(runs, Measured::maxUs), errors,
+                cpu, loads.toString(), notes);
         }
 
         String tpsText()
@@ -103,8 +144,11 @@ final class CompareReport
         }
     }
 
-    /** One scenario in one durability mode; either side may be null when only one system ran. */
-    record Row(String scenario, String mode, Measured tally, Measured peer)
+    /**
+     * One scenario in one durability mode, in one round (from 1; 0 for the median over the rounds); either side
+     * may be null when only one system ran.
+     */
+    record Row(String scenario, String mode, int round, Measured tally, Measured peer)
     {
         boolean ok()
         {
@@ -131,10 +175,11 @@ final class CompareReport
             return peer.cpu().totalUs() / tally.cpu().totalUs();
         }
 
+        /** @return the RESULT line of a median row, or the ROUND line of one round's row. */
         String resultLine()
         {
             final double ratio = ratio();
-            return "RESULT scenario=" + scenario + " mode=" + mode +
+            return (round == 0 ? "RESULT" : "ROUND " + round) + " scenario=" + scenario + " mode=" + mode +
                 " tally_tps=" + (tally == null ? "n/a" : tally.tpsText()) +
                 " peer_tps=" + (peer == null ? "n/a" : peer.tpsText()) +
                 " ratio=" + (Double.isNaN(ratio) ? (ok() ? "n/a" : "failed") : String.format(Locale.ROOT, "%.1f", ratio)) +
@@ -144,17 +189,63 @@ final class CompareReport
         }
     }
 
-    List<Row> rows(final String mode)
+    /** @return one row per scenario of {@code mode}, in the order they ran: each figure's median over the rounds. */
+    List<Row> medians(final String mode)
     {
-        final List<Row> selected = new ArrayList<>();
+        final Map<String, List<Row>> byScenario = new LinkedHashMap<>();
         for (final Row row : rows)
         {
             if (row.mode().equals(mode))
             {
-                selected.add(row);
+                byScenario.computeIfAbsent(row.scenario(), s -> new ArrayList<>()).add(row);
             }
         }
-        return selected;
+        final List<Row> medians = new ArrayList<>();
+        for (final Map.Entry<String, List<Row>> scenario : byScenario.entrySet())
+        {
+            final List<Measured> tally = new ArrayList<>();
+            final List<Measured> peer = new ArrayList<>();
+            for (final Row row : scenario.getValue())
+            {
+                tally.add(row.tally());
+                peer.add(row.peer());
+            }
+            medians.add(new Row(scenario.getKey(), mode, 0, Measured.median(tally), Measured.median(peer)));
+        }
+        return medians;
+    }
+
+    private List<Row> medians()
+    {
+        final List<String> modes = new ArrayList<>();
+        for (final Row row : rows)
+        {
+            if (!modes.contains(row.mode()))
+            {
+                modes.add(row.mode());
+            }
+        }
+        final List<Row> medians = new ArrayList<>();
+        for (final String mode : modes)
+        {
+            medians.addAll(medians(mode));
+        }
+        return medians;
+    }
+
+    /** @return per scenario and mode, the ratio each round measured ({@code uniform sync: 8.1, 8.8, 9.0}). */
+    String ratiosByRound()
+    {
+        final Map<String, StringBuilder> lines = new LinkedHashMap<>();
+        for (final Row row : rows)
+        {
+            final double ratio = row.ratio();
+            final StringBuilder line = lines.computeIfAbsent(row.scenario() + " " + row.mode(), k -> new StringBuilder());
+            line.append(line.length() == 0 ? "" : ", ").append(Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.1f", ratio));
+        }
+        final StringBuilder text = new StringBuilder("ratio in each round:");
+        lines.forEach((key, line) -> text.append("\n  ").append(key).append(": ").append(line));
+        return text.toString();
     }
 
     boolean allOk()
@@ -169,28 +260,19 @@ final class CompareReport
         return true;
     }
 
-    /** Prints the table, then every RESULT line. */
+    /** Prints the tables (each round's, when there are several, then the medians), then every RESULT line. */
     void print(final PrintStream out)
     {
         out.println();
-        out.println(table());
-        for (final Row row : rows)
-        {
-            out.println(row.resultLine());
-        }
+        out.println(summary());
     }
 
-    /** Writes {@code summary.md} (table and RESULT lines) and {@code results.csv} into the run's folder. */
+    /** Writes {@code summary.md} (tables and RESULT lines) and {@code results.csv} (every round's rows) into the run's folder. */
     void write(final Path runDir) throws IOException
     {
-        final StringBuilder summary = new StringBuilder(machine()).append("\n\n").append(table()).append('\n');
-        for (final Row row : rows)
-        {
-            summary.append(row.resultLine()).append('\n');
-        }
-        Files.writeString(runDir.resolve("summary.md"), summary, StandardCharsets.UTF_8);
+        Files.writeString(runDir.resolve("summary.md"), machine() + "\n\n" + summary(), StandardCharsets.UTF_8);
         final StringBuilder csv = new StringBuilder(
-            "scenario,mode,system,check,tps,p50_us,p99_us,p999_us,max_us,errors,cpu_jvm_us_per_transfer,cpu_postgres_us_per_transfer\n");
+            "scenario,mode,round,system,check,tps,p50_us,p99_us,p999_us,max_us,errors,cpu_jvm_us_per_transfer,cpu_postgres_us_per_transfer\n");
         for (final Row row : rows)
         {
             csvLine(csv, row, "tally", row.tally());
@@ -199,8 +281,40 @@ final class CompareReport
         Files.writeString(runDir.resolve("results.csv"), csv, StandardCharsets.UTF_8);
     }
 
-    /** @return the Markdown table: one line per scenario and durability. */
-    String table()
+    private String summary()
+    {
+        final StringBuilder text = new StringBuilder();
+        final List<Row> medians = medians();
+        if (rounds > 1)
+        {
+            for (int round = 1; round <= rounds; round++)
+            {
+                final List<Row> ofRound = new ArrayList<>();
+                for (final Row row : rows)
+                {
+                    if (row.round() == round)
+                    {
+                        ofRound.add(row);
+                    }
+                }
+                text.append("round ").append(round).append(" of ").append(rounds).append(":\n").append(table(ofRound)).append('\n');
+            }
+            text.append("median of ").append(rounds).append(" rounds (each figure separately; the ratio is that of the medians):\n");
+        }
+        text.append(table(medians)).append('\n');
+        if (rounds > 1)
+        {
+            text.append(ratiosByRound()).append("\n\n");
+        }
+        for (final Row row : medians)
+        {
+            text.append(row.resultLine()).append('\n');
+        }
+        return text.toString();
+    }
+
+    /** @return the Markdown table of {@code rows}: one line per row. */
+    static String table(final List<Row> rows)
     {
         final StringBuilder table = new StringBuilder(
             "| mode | scenario | Tally transfers/s | peer transfers/s | ratio | Tally p50 / p99 / p99.9 (us) | peer p50 / p99 / p99.9 (us) | " +
@@ -225,7 +339,7 @@ final class CompareReport
         {
             return;
         }
-        csv.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%.1f,%.1f%n", row.scenario(), row.mode(), system,
+        csv.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%d,%d,%d,%d,%d,%d,%.1f,%.1f%n", row.scenario(), row.mode(), row.round(), system,
             m.checkOk() ? "ok" : "failed", m.tps(), m.p50Us(), m.p99Us(), m.p999Us(), m.maxUs(), m.errors(), m.cpu().jvmUs(), m.cpu().postgresUs()));
     }
 
@@ -252,6 +366,13 @@ final class CompareReport
     private static String errors(final Measured m)
     {
         return m == null ? "-" : String.format(Locale.ROOT, "%,d", m.errors());
+    }
+
+    private static double medianOf(final List<Measured> runs, final java.util.function.ToDoubleFunction<Measured> figure)
+    {
+        final double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
+        final int middle = values.length / 2;
+        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
     }
 
     /** @return {@code key=value} pairs of a RESULT line. */
