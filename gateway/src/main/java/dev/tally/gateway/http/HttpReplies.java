@@ -5,9 +5,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
@@ -28,6 +30,13 @@ final class HttpReplies
 {
     static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
     private static final AsciiString TRUE = AsciiString.cached("true");
+    /**
+     * Reply headers without Netty's per-header validation: every name here is a constant and every value a constant
+     * or an integer, none of it from a request, so the check can never fail; it was a seventh of the responder's
+     * JFR samples in a {@code uniform} run (docs/BENCHMARKS.md). Request headers are still validated by the decoder.
+     */
+    private static final HttpHeadersFactory OWN_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    private static final HttpHeadersFactory OWN_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().withValidation(false);
     /** A connection's replies from its first open hole on, in request order; absent or empty: nothing held. Guarded by itself. */
     private static final AttributeKey<ArrayDeque<Hole>> HELD = AttributeKey.valueOf(HttpReplies.class, "held");
 
@@ -153,7 +162,8 @@ final class HttpReplies
         final int status, final CharSequence contentType, final ByteBuf body, final boolean replayed, final int retryAfterSeconds,
         final String allow)
     {
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body);
+        final FullHttpResponse response =
+            new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body, OWN_HEADERS, OWN_TRAILERS);
         response.headers()
             .set(HttpHeaderNames.CONTENT_TYPE, contentType)
             .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());

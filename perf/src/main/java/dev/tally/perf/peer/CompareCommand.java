@@ -109,8 +109,11 @@ final class CompareCommand implements Callable<Integer>
     @CommandLine.Option(names = "--seed", defaultValue = "42", description = "Seed of the random choices (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @CommandLine.Option(names = "--warmup-run-seconds", defaultValue = "3",
-        description = "A short uniform run against each system before the first scenario, not reported; 0 for none (default: ${DEFAULT-VALUE}).")
+    // 15 s, not 3: on a slow machine the JIT was still compiling in the first scenario's measured window (C2 took
+    // 0.12 of a core, 8 % of Tally's CPU per request there, against 1-2 % in the later scenarios).
+    @CommandLine.Option(names = "--warmup-run-seconds", defaultValue = "15",
+        description = "A uniform run against each system before the first scenario, not reported, so the JIT has compiled the " +
+            "request path; 0 for none (default: ${DEFAULT-VALUE}).")
     int warmupRunSeconds;
 
     @CommandLine.Option(names = "--peer-pool", defaultValue = "" + PeerConfig.POOL_SIZE_DEFAULT,
