@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * CI smoke test of {@code tally-perf compare}: one short async run of {@code uniform} against Tally and
- * the peer, small accounts; both must pass their checks and the run must leave its files.
+ * CI smoke test of {@code tally-perf compare}: two short async rounds of {@code uniform} against Tally and
+ * the peer, small accounts; both must pass their checks in both rounds, the second round must run the peer
+ * first, and the run must leave its files.
  */
 class CompareSmokeTest
 {
@@ -23,8 +24,14 @@ class CompareSmokeTest
     void shouldCompareTallyAndThePeerWithBothChecksPassing(@TempDir final Path results) throws Exception
     {
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        final int status = compare(captured, "--seconds", "3", "--durability", "async", "--peer-pool", "4", "--results-dir", results.toString());
+        final int status = compare(captured, "--seconds", "3", "--durability", "async", "--peer-pool", "4", "--rounds", "2", "--results-dir",
+            results.toString());
         final String text = captured.toString(StandardCharsets.UTF_8);
+        assertEquals(java.util.List.of("-- tally, uniform, async-round1", "-- peer, uniform, async-round1", "-- peer, uniform, async-round2",
+            "-- tally, uniform, async-round2"), text.lines().filter(l -> l.startsWith("-- ")).map(l -> l.substring(0, l.indexOf(" ("))).toList(),
+            "the runs in order: Tally first in round 1, the peer first in round 2");
+        assertEquals(2, text.lines().filter(l -> l.startsWith("ROUND ") && l.endsWith("check=ok")).count(), text);
+        assertEquals(1, text.lines().filter(l -> l.startsWith("RESULT scenario=uniform mode=async")).count(), "one RESULT line per scenario and mode");
         final String line = text.lines().filter(l -> l.startsWith("RESULT scenario=uniform mode=async")).reduce((a, b) -> b)
             .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + text));
         final Map<String, String> fields = CompareReport.fields(line);
