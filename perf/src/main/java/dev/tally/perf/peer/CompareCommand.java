@@ -271,26 +271,36 @@ final class CompareCommand implements Callable<Integer>
         final PeerServer peer, final Target peerTarget, final Path runDir)
     {
         final String label = rounds > 1 ? mode + "-round" + round : mode;
-        CompareReport.Measured tallyResult = null;
-        CompareReport.Measured peerResult = null;
         final boolean peerFirst = round % 2 == 0;
-        for (int turn = 0; turn < 2; turn++)
+        CompareReport.Measured peerResult = peerFirst ? runPeer(label, spec, peer, peerTarget, runDir) : null;
+        CompareReport.Measured tallyResult = null;
+        if (tally != null)
         {
-            if (tally != null && (turn == 0) != peerFirst)
-            {
-                tallyResult = runOne("tally", label, spec, tally.target(), runDir, null, tally);
-                settle(peer);
-            }
-            if (peer != null && (turn == 0) == peerFirst)
-            {
-                // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
-                final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
-                    spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
-                peerResult = runOne("peer", label + (peerSpec == spec ? "" : "-for-batch"), peerSpec, peerTarget, runDir, peer, null);
-                settle(peer);
-            }
+            tallyResult = runOne("tally", label, spec, tally.target(), runDir, null, tally);
+            settle(peer);
+        }
+        if (!peerFirst)
+        {
+            peerResult = runPeer(label, spec, peer, peerTarget, runDir);
         }
         return new CompareReport.Row(spec.scenario().cliName(), mode, round, tallyResult, peerResult);
+    }
+
+    /** @return the peer's run of {@code spec}, or null when the peer does not run. */
+    private CompareReport.Measured runPeer(final String label, final LoadSpec spec, final PeerServer peer, final Target peerTarget,
+        final Path runDir)
+    {
+        if (peer == null)
+        {
+            return null;
+        }
+        // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
+        final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
+            spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
+        final String peerLabel = label + (peerSpec == spec ? "" : "-for-batch");
+        final CompareReport.Measured result = runOne("peer", peerLabel, peerSpec, peerTarget, runDir, peer, null);
+        settle(peer);
+        return result;
     }
 
     /**
