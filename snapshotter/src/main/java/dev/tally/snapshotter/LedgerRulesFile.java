@@ -81,9 +81,8 @@ public final class LedgerRulesFile
             {
                 v[i] = longOf(p, RULES.get(i).name());
             }
-            return new LedgerConfig(intOf(v[0], "accountsMax"), intOf(v[1], "subBalancesMax"), intOf(v[2], "idempotencyKeysMax"),
-                intOf(v[3], "referencesMax"), intOf(v[4], "transfersMax"), intOf(v[5], "holdsMax"), v[6], v[7], v[8],
-                intOf(v[9], "expiriesPerTickMax"));
+            return new LedgerConfig(intOf(v, 0), intOf(v, 1), intOf(v, 2), intOf(v, 3), intOf(v, 4), intOf(v, 5), v[6], v[7], v[8],
+                intOf(v, 9));
         }
         catch (final IOException ex)
         {
@@ -166,19 +165,30 @@ public final class LedgerRulesFile
         return out;
     }
 
-    /** The refusal of other rules than {@code dataDir} recorded: what differs, why it matters, what to do. */
-    public static String refusal(final Path dataDir, final List<String> differences)
+    /**
+     * Refuses {@code wanted} where it differs from the rules {@code dataDir} recorded; nothing to check for a folder that
+     * recorded none ({@code recorded} null).
+     *
+     * @throws IllegalArgumentException saying what differs, why it matters and what to do.
+     */
+    public static void requireSame(final Path dataDir, final LedgerConfig recorded, final LedgerConfig wanted)
     {
-        return "the ledger rules asked for differ from those " + inDataDir(dataDir) + " recorded (" +
-            String.join("; ", differences) + "): the journal's commands were decided under the recorded ones, and a replay " +
-            "under others would change results already acknowledged. Leave these settings out to use the recorded values.";
+        final List<String> differences = recorded == null ? List.of() : differences(recorded, wanted);
+        if (!differences.isEmpty())
+        {
+            throw new IllegalArgumentException("the ledger rules asked for differ from those " + inDataDir(dataDir) + " recorded (" +
+                String.join("; ", differences) + "): the journal's commands were decided under the recorded ones, and a replay " +
+                "under others would change results already acknowledged. Leave these settings out to use the recorded values.");
+        }
     }
 
-    private static int intOf(final long value, final String key)
+    /** @return rule {@code index} of {@code values} as an int, which the capacities are. */
+    private static int intOf(final long[] values, final int index)
     {
+        final long value = values[index];
         if (value != (int)value)
         {
-            throw new IllegalArgumentException(key + " is out of range: " + value);
+            throw new IllegalArgumentException(RULES.get(index).name() + " is out of range: " + value);
         }
         return (int)value;
     }

@@ -3,7 +3,6 @@ package dev.tally.gateway.cli;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.snapshotter.LedgerRulesFile;
 import java.nio.file.Path;
-import java.util.List;
 import picocli.CommandLine;
 
 /**
@@ -110,14 +109,7 @@ public final class LedgerOptions
         final int referencesSize = transfersMax != null || recorded == null ? transfers : recorded.referencesMax();
         final LedgerConfig wanted = new LedgerConfig(accounts, subBalances, keys, referencesSize, transfers, holds,
             keyRetention, references, reversals, expiries);
-        if (recorded != null)
-        {
-            final List<String> differences = LedgerRulesFile.differences(recorded, wanted);
-            if (!differences.isEmpty())
-            {
-                throw new IllegalArgumentException(LedgerRulesFile.refusal(dataDir, differences));
-            }
-        }
+        LedgerRulesFile.requireSame(dataDir, recorded, wanted);
         return wanted;
     }
 

@@ -83,11 +83,7 @@ public final class TallyServer implements AutoCloseable
         try
         {
             final LedgerConfig recordedRules = LedgerRulesFile.read(config.dataDir());
-            if (recordedRules != null && !recordedRules.equals(config.ledger()))
-            {
-                throw new IllegalArgumentException(LedgerRulesFile.refusal(config.dataDir(),
-                    LedgerRulesFile.differences(recordedRules, config.ledger())));
-            }
+            LedgerRulesFile.requireSame(config.dataDir(), recordedRules, config.ledger());   // an in-process start has no LedgerOptions
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
             undo.onFailure("close the journal", journal);
 
