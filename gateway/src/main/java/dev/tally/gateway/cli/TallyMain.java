@@ -1,6 +1,7 @@
 package dev.tally.gateway.cli;
 
 import dev.tally.gateway.config.SettingSources;
+import dev.tally.gateway.http.LeakDetection;
 import dev.tally.persistence.db.DataFolderInUseException;
 import dev.tally.persistence.db.DataFolderLock;
 import java.io.PrintWriter;
@@ -10,7 +11,8 @@ import picocli.CommandLine;
 
 /**
  * The {@code tally} command line. Chronicle's analytics call-home is switched off here, before any
- * Chronicle class can load, in every process the jar starts.
+ * Chronicle class can load, in every process the jar starts, and so is Netty's buffer leak detector unless
+ * the JVM sets its level ({@link LeakDetection}).
  */
 @CommandLine.Command(
     name = "tally",
@@ -33,6 +35,7 @@ public final class TallyMain implements Runnable
     static
     {
         System.setProperty("chronicle.analytics.disable", "true");
+        LeakDetection.disableUnlessSet();
     }
 
     @CommandLine.Spec

@@ -128,6 +128,7 @@ final class TallyProcess implements AutoCloseable
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
         command.add("-Dchronicle.analytics.disable=true");
+        command.add("-Dio.netty.leakDetection.level=paranoid");   // as in the test JVMs: a leaked buffer is logged
         command.addAll(jvmArgs);
         command.addAll(jvmOpens());
         command.add("-cp");

@@ -1,5 +1,6 @@
 package dev.tally.perf.load;
 
+import dev.tally.gateway.http.LeakDetection;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine;
@@ -29,6 +30,7 @@ public final class LoadMain implements Runnable
     {
         // Before any Chronicle class loads (bench starts a server in this process).
         System.setProperty("chronicle.analytics.disable", "true");
+        LeakDetection.disableUnlessSet();
         if (args.length > 0 && "bench".equals(args[0]) && !ChronicleOpens.present())
         {
             try

@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.gateway.http.LeakDetection;
 import java.io.PrintStream;
 import picocli.CommandLine;
 
@@ -11,8 +12,9 @@ import picocli.CommandLine;
  *   java -jar perf/target/tally-perf.jar peer --port 8081 --api-key demo:demo-secret-key [--synchronous-commit off]
  * </pre>
  *
- * Chronicle's analytics call-home is switched off and AWT is made headless (the chart is drawn into an
- * image) here, before anything else loads.
+ * Chronicle's analytics call-home is switched off, AWT is made headless (the chart is drawn into an
+ * image) and Netty's buffer leak detector is switched off unless the JVM sets its level ({@link LeakDetection}:
+ * it fills a stack trace for one buffer in 128, on both sides of the measurement) here, before anything else loads.
  */
 @CommandLine.Command(name = "tally-perf", mixinStandardHelpOptions = true, version = "tally-perf 0.1.0",
     subcommands = {CompareCommand.class, PeerCommand.class},
@@ -23,6 +25,7 @@ public final class CompareMain implements Runnable
     {
         System.setProperty("chronicle.analytics.disable", "true");
         System.setProperty("java.awt.headless", "true");
+        LeakDetection.disableUnlessSet();
     }
 
     @CommandLine.Spec
