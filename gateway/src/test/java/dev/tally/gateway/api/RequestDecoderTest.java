@@ -181,7 +181,15 @@ class RequestDecoderTest
     @Test
     void shouldDecodeADirectBufferLikeAHeapOne()
     {
-        assertNull(decoder.decode(Route.CREATE_TRANSFER, TENANT, "k", null, Requests.directBody(TRANSFER_JSON), command));
+        final ByteBuf direct = Requests.directBody(TRANSFER_JSON);
+        try
+        {
+            assertNull(decoder.decode(Route.CREATE_TRANSFER, TENANT, "k", null, direct, command));
+        }
+        finally
+        {
+            direct.release();
+        }
         final long fingerprintHi = command.fingerprintHi;
         assertNull(decode(Route.CREATE_TRANSFER, "k", null, TRANSFER_JSON));
         assertEquals(fingerprintHi, command.fingerprintHi);

@@ -24,6 +24,9 @@ final class TallyProcess implements AutoCloseable
     static final long START_TIMEOUT_MS = 60_000;
     static final long EXIT_TIMEOUT_MS = 30_000;
     private static final long POLL_INTERVAL_MS = 50;
+    /** How Netty's detector starts a leak report ({@code ResourceLeakDetector}, logged at ERROR). */
+    static final String LEAK_REPORT = "LEAK: ";
+    private static final int LEAK_EXCERPT_CHARS = 4000;
     private static final Pattern LISTENING = Pattern.compile("tally listening on http://127\\.0\\.0\\.1:(\\d+)");
 
     /**
@@ -128,7 +131,7 @@ final class TallyProcess implements AutoCloseable
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
         command.add("-Dchronicle.analytics.disable=true");
-        command.add("-Dio.netty.leakDetection.level=paranoid");   // as in the test JVMs: a leaked buffer is logged
+        command.add("-Dio.netty.leakDetection.level=paranoid");   // as in the test JVMs: close() fails on a logged leak
         command.addAll(jvmArgs);
         command.addAll(jvmOpens());
         command.add("-cp");
@@ -243,7 +246,10 @@ final class TallyProcess implements AutoCloseable
         return read(log);
     }
 
-    /** Kills the process if it is still running (a test that failed half-way must not leak it). */
+    /**
+     * Kills the process if it is still running (a test that failed half-way must not leak it), then fails if
+     * its log reports a leaked Netty buffer: the server runs the detector at {@code paranoid}, which only logs.
+     */
     @Override
     public void close()
     {
@@ -259,6 +265,18 @@ final class TallyProcess implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
+        final String leak = leakReport(read(log));
+        if (leak != null)
+        {
+            throw new AssertionError("the server reported a leaked Netty buffer (" + log + "):\n" + leak);
+        }
+    }
+
+    /** @return the first leak report in a server's output and what follows it (its access records), or null. */
+    static String leakReport(final String output)
+    {
+        final int at = output.indexOf(LEAK_REPORT);
+        return at < 0 ? null : output.substring(at, Math.min(output.length(), at + LEAK_EXCERPT_CHARS));
     }
 
     /** @return the last lines the process wrote, for failure messages. */
