@@ -175,8 +175,12 @@ public final class TallyServer implements AutoCloseable
             undo.undoAll(ex);
             throw ex;
         }
-        LOG.info("tally serving {} on {}:{} (durability {}, data {})", config.tls() == null ? "http" : "https", config.host(), http.port(),
-            config.durability(), config.dataDir().toAbsolutePath());
+        LOG.info("tally serving {} on {}:{} (durability {}, data {}, collector {})", config.tls() == null ? "http" : "https", config.host(),
+            http.port(), config.durability(), config.dataDir().toAbsolutePath(), GarbageCollector.names());
+        if (GarbageCollector.isG1())
+        {
+            LOG.info("G1 costs about a quarter more CPU per request than -XX:+UseParallelGC on 2 cores (docs/CONFIG.md, JVM)");
+        }
     }
 
     /**

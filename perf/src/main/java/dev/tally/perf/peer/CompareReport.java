@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.gateway.server.GarbageCollector;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -406,8 +407,9 @@ final class CompareReport
     static String machine()
     {
         final Runtime runtime = Runtime.getRuntime();
-        return String.format(Locale.ROOT, "machine: %d cores, JVM %s, max heap %,d MB, load average %s", runtime.availableProcessors(),
-            System.getProperty("java.version"), runtime.maxMemory() >> 20, loadAverage());
+        return String.format(Locale.ROOT, "machine: %d cores, JVM %s, collector %s, max heap %,d MB, load average %s",
+            runtime.availableProcessors(), System.getProperty("java.version"), GarbageCollector.names(), runtime.maxMemory() >> 20,
+            loadAverage());
     }
 
     /** @return the 1-minute load average ({@code /proc/loadavg}), or "?" where there is none. */
