@@ -114,7 +114,10 @@ class WakingWaitStrategyTest
             for (long s = 0; s < rounds; s++)
             {
                 waitFor(afterJournaler, s);
-                applied.set(s);
+                // a volatile store before the wake-up, as StageHandoff.release does: with Sequence.set (a release
+                // store) the read of the waiter's announcement may pass the store, both sides miss, and the waiter
+                // sleeps out its 30 s park (CI saw exactly that once, stop 19)
+                applied.setVolatile(s);
                 journalerWaker.wake();   // stands in for the next publish, which wakes the journaler
             }
         });
