@@ -9,7 +9,7 @@ package dev.tally.gateway.http;
  * traces all the time: {@code Throwable.fillInStackTrace} was 0.6 % of all CPU samples under the
  * {@code uniform} load and gone with the detector off (docs/BENCHMARKS.md, "Session 11"). Leaks are a test
  * concern: the build runs every test JVM with {@code -Dio.netty.leakDetection.level=paranoid}, which
- * tracks every buffer and logs a leak as {@code LEAK} (gateway's tests fail on that report: the test sources'
+ * tracks every buffer and logs a leak as {@code LEAK} (gateway's and perf's tests fail on that report: gateway's test sources'
  * {@code NoBufferLeaks} and {@code TallyProcess}), and is kept because this class never overrides a level that was set.
  *
  * <p>Call it before any Netty class loads (a launcher's first line): the level is read once, when Netty's

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code paranoid} (the parent pom's {@code tally.test.jvm}), so every buffer is tracked; after each class
  * this collects garbage, allocates once to make the detector look, and fails with the leak's access
  * records (where the buffer was allocated and last touched). Registered for every test of the module by
- * {@code META-INF/services} and {@code junit.jupiter.extensions.autodetection.enabled}.
+ * {@code META-INF/services} and {@code junit.jupiter.extensions.autodetection.enabled}; perf's tests get both
+ * through gateway's test-jar, which holds only this class and that registration.
  *
  * <p>Servers started in their own process by a test are checked from their log instead
  * ({@code TallyProcess}).
