@@ -63,30 +63,27 @@ public final class IsoTime
         final int milli = (int)(msOfDay % 1000);
 
         int p = offset;
-        p = digits(year, 4, dst, p);
+        p = pair(year / 100, dst, p);
+        p = pair(year % 100, dst, p);
         dst[p++] = '-';
-        p = digits(month, 2, dst, p);
+        p = pair(month, dst, p);
         dst[p++] = '-';
-        p = digits(day, 2, dst, p);
+        p = pair(day, dst, p);
         dst[p++] = 'T';
-        p = digits(hour, 2, dst, p);
+        p = pair(hour, dst, p);
         dst[p++] = ':';
-        p = digits(minute, 2, dst, p);
+        p = pair(minute, dst, p);
         dst[p++] = ':';
-        p = digits(second, 2, dst, p);
+        p = pair(second, dst, p);
         dst[p++] = '.';
-        p = digits(milli, 3, dst, p);
+        dst[p++] = (byte)('0' + milli / 100);
+        p = pair(milli % 100, dst, p);
         dst[p] = 'Z';
     }
 
-    private static int digits(final int value, final int width, final byte[] dst, final int offset)
+    private static int pair(final int value, final byte[] dst, final int offset)
     {
-        int rest = value;
-        for (int i = width - 1; i >= 0; i--)
-        {
-            dst[offset + i] = (byte)('0' + rest % 10);
-            rest /= 10;
-        }
-        return offset + width;
+        DigitPairs.write(value, dst, offset);
+        return offset + 2;
     }
 }

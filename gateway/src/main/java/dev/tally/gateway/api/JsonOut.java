@@ -22,6 +22,8 @@ final class JsonOut
     private static final int STAGING_BYTES = 8192;
     /** The longest decimal long: {@code -9223372036854775808}. */
     private static final int LONG_TEXT_LENGTH_MAX = 20;
+    /** Texts up to this long get room for their worst-case escaping at once (6 bytes a character), well inside the staging array. */
+    private static final int PLAIN_RUN_MAX = 128;
     private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
     private final boolean[] firstAtDepth = new boolean[DEPTH_MAX];
@@ -110,27 +112,43 @@ final class JsonOut
     {
         separate();
         room(LONG_TEXT_LENGTH_MAX);
-        // digits land right to left in the staging array: count them first
-        int digits = 1;
-        for (long rest = value / 10; rest != 0; rest /= 10)
-        {
-            digits++;
-        }
         if (value < 0)
         {
             put('-');
         }
-        int at = position + digits;
-        position = at;
-        // work in negatives so that Long.MIN_VALUE needs no special case
+        // work in negatives so that Long.MIN_VALUE needs no special case; digits land right to left
         long rest = value > 0 ? -value : value;
-        do
+        int at = position + decimalDigits(rest);
+        position = at;
+        // two digits per division: a long division by a constant is a multiply and shifts, but one per digit
+        // (twice, with the count) was half of a batch reply's rendering (BatchCodecBenchmark)
+        while (rest <= -100)
         {
-            staged[--at] = (byte)('0' - (rest % 10));
-            rest /= 10;
+            final long quotient = rest / 100;
+            at -= 2;
+            DigitPairs.write((int)(quotient * 100 - rest), staged, at);
+            rest = quotient;
         }
-        while (rest != 0);
+        if (rest <= -10)
+        {
+            DigitPairs.write((int)-rest, staged, at - 2);
+        }
+        else
+        {
+            staged[--at] = (byte)('0' - rest);
+        }
         return this;
+    }
+
+    /** @return the number of decimal digits of {@code negative} (≤ 0), from 1 to 19. */
+    private static int decimalDigits(final long negative)
+    {
+        int digits = 1;
+        for (long bound = -10; digits < 19 && negative <= bound; bound *= 10)
+        {
+            digits++;
+        }
+        return digits;
     }
 
     JsonOut bool(final boolean value)
@@ -269,13 +287,34 @@ final class JsonOut
 
     private void quoted(final CharSequence text)
     {
-        room(1);
-        put('"');
-        for (int i = 0; i < text.length(); i++)
+        final int length = text.length();
+        if (length > PLAIN_RUN_MAX)
         {
-            escaped(text.charAt(i));
+            room(1);
+            put('"');
+            for (int i = 0; i < length; i++)
+            {
+                escaped(text.charAt(i));
+            }
+            room(1);
+            put('"');
+            return;
         }
-        room(1);
+        // short texts (every member name, most values): room for the worst case once, not per character
+        room(2 + 6 * length);
+        put('"');
+        for (int i = 0; i < length; i++)
+        {
+            final char c = text.charAt(i);
+            if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\')
+            {
+                put(c);
+            }
+            else
+            {
+                escaped(c);
+            }
+        }
         put('"');
     }
 

@@ -64,10 +64,14 @@ final class RequestDigests
     {
         scratch.clear();
         scratch.putLong(tenantId);
+        // straight into the array: ByteBuffer.put(byte) per character, with its checks, was 14 % of a batch's decode
+        final byte[] bytes = scratch.array();
+        int at = scratch.position();
         for (int i = 0; i < key.length(); i++)
         {
-            scratch.put((byte)key.charAt(i));
+            bytes[at++] = (byte)key.charAt(i);
         }
+        scratch.position(at);
         finish();
         into.keyHi = hi;
         into.keyLo = lo;

@@ -101,4 +101,47 @@ class JsonOutTest
             assertNull(p.nextToken());
         }
     }
+
+    @Test
+    void shouldWriteEveryNumberAtEachDigitCountBoundaryAsLongToStringDoes()
+    {
+        // the renderer counts digits and writes them two at a time: each power of ten and its neighbours, both
+        // signs, odd and even digit counts, and the ends of the range are where an off-by-one would show
+        final java.util.List<Long> values = new java.util.ArrayList<>(java.util.List.of(Long.MAX_VALUE, Long.MIN_VALUE,
+            Long.MIN_VALUE + 1));
+        long power = 1;
+        for (int digits = 1; digits <= 19; digits++, power *= 10)
+        {
+            for (final long v : new long[] {power - 1, power, power + 1})
+            {
+                values.add(v);
+                values.add(-v);
+            }
+        }
+        for (final long value : values)
+        {
+            final ByteBuf out = Unpooled.buffer(32);
+            new JsonOut().wrap(out).beginArray().number(value).endArray();
+            assertEquals("[" + value + "]", out.toString(StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
+    void shouldEscapeTextsLongerThanTheShortTextFastPathTheSameWay() throws IOException
+    {
+        for (final int length : new int[] {127, 128, 129, 5000})
+        {
+            final String text = TRICKY.repeat(length / TRICKY.length() + 1).substring(0, length);
+            final ByteBuf out = Unpooled.buffer(16);
+            new JsonOut().wrap(out).beginObject().field("t", text).endObject();
+            final byte[] bytes = new byte[out.readableBytes()];
+            out.readBytes(bytes);
+            try (JsonParser p = new JsonFactory().createParser(bytes))
+            {
+                assertEquals(JsonToken.START_OBJECT, p.nextToken());
+                assertEquals("t", p.nextFieldName());
+                assertEquals(text, p.nextTextValue(), "length " + length);
+            }
+        }
+    }
 }
