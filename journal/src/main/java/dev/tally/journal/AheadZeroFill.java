@@ -5,8 +5,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
- * Writes zeros into the queue file ahead of the append position, one chunk after a force, so that the
- * file system has allocated the blocks before the appender first stores into those pages.
+ * Writes zeros into the queue file ahead of the append position, a chunk (or as many as were appended since the
+ * previous force) after a force, so that the file system has allocated the blocks before the appender first stores
+ * into those pages.
  *
  * <p>Why: Chronicle grows a queue file sparse. The appender's first store into a page of a hole takes a
  * page fault in which ext4 reserves a block, and that fault waits whenever the file system journal is
@@ -41,6 +42,8 @@ final class AheadZeroFill
     private final long aheadBytes;
     private final ByteBuffer zeros;
     private long filledTo;
+    /** The append position at the last force: the next fill covers at least what was appended since. */
+    private long lastAppendPosition;
 
     /** @param aheadBytes how far past the append position to keep filled; 0 turns it off. */
     AheadZeroFill(final long aheadBytes)
@@ -53,11 +56,12 @@ final class AheadZeroFill
     void reset()
     {
         filledTo = 0;
+        lastAppendPosition = 0;
     }
 
     /**
-     * Fills at most one more chunk when the filled region ends less than {@code aheadBytes} past
-     * {@code appendPosition}; called after a force, so that the next force writes these zeros back and
+     * Fills one more chunk, or as many as were appended since the last call, when the filled region ends less than
+     * {@code aheadBytes} past {@code appendPosition}; called after a force, so that the next force writes these zeros back and
      * allocates their blocks long before the appender gets there.
      *
      * @param appendPosition the file offset just past the last byte appended to {@code channel}'s file.
@@ -68,12 +72,22 @@ final class AheadZeroFill
         {
             return;
         }
+        // nothing known before the first force of a file (a reopened journal's whole length is not "appended since")
+        final long appended = lastAppendPosition == 0 ? 0 : Math.max(0, appendPosition - lastAppendPosition);
+        lastAppendPosition = appendPosition;
         final long start = Math.max(filledTo, chunkAfter(appendPosition));
         if (start >= appendPosition + aheadBytes)
         {
             return;
         }
-        for (long page = start; page < start + CHUNK_BYTES; page += WRITE_BYTES)
+        // at least a chunk, and as many as were appended since the last force: under ASYNC a force comes only once 256 KiB
+        // or more were appended (whole pipeline batches), and one chunk per force fell behind the appender, which then
+        // faulted into holes (the page cache reading them in and zeroing large folios: 21 % of the journaler's samples in an
+        // async batch run, and a p99 ≈ 3x as long; docs/BENCHMARKS.md, "The zero fill keeps pace under async")
+        final long chunks = Math.max(1, (appended + CHUNK_BYTES - 1) / CHUNK_BYTES);
+        final long end = Math.min(start + chunks * CHUNK_BYTES,
+            Math.max(start + CHUNK_BYTES, chunkCeil(appendPosition + aheadBytes)));
+        for (long page = start; page < end; page += WRITE_BYTES)
         {
             zeros.clear();
             while (zeros.hasRemaining())
@@ -81,7 +95,13 @@ final class AheadZeroFill
                 channel.write(zeros, page + zeros.position());
             }
         }
-        filledTo = start + CHUNK_BYTES;
+        filledTo = end;
+    }
+
+    /** @return {@code position} rounded up to a chunk boundary. */
+    private static long chunkCeil(final long position)
+    {
+        return (position + CHUNK_BYTES - 1) & -(long)CHUNK_BYTES;
     }
 
     /** @return the start of the first whole chunk at least one chunk past {@code position}. */

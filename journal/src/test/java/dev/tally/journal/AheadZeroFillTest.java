@@ -91,6 +91,49 @@ class AheadZeroFillTest
     }
 
     @Test
+    void shouldStayAheadWhenEachForceComesAfterSeveralChunksOfAppends() throws IOException
+    {
+        // ASYNC forces once 256 KiB or more were appended, after whole pipeline batches: a fill of one chunk per force
+        // fell behind, and the appender stored into holes. Here every force follows more than three chunks of appends.
+        final long roundBytes = 3L * CHUNK + CHUNK / 8;
+        final List<Command> appended = new ArrayList<>();
+        int behind = 0;
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.SYNC)))
+        {
+            int i = 0;
+            for (int round = 0; round < 16; round++)
+            {
+                final long filledBefore = journal.zeroFilledTo();
+                final long roundStart = journal.appendPosition();
+                while (journal.appendPosition() - roundStart < roundBytes)
+                {
+                    final Command command = TestCommands.mixed(i);
+                    journal.stampAndAppend(command, CLOCK_START_NS + i++);
+                    appended.add(new Command().copyFrom(command));
+                }
+                // the first rounds build the distance up from one chunk; from then on nothing is appended past the fill
+                if (round >= 6 && journal.appendPosition() > filledBefore)
+                {
+                    behind++;
+                }
+                journal.endOfBatch();
+            }
+            assertEquals(0, behind, "rounds whose appends ran past the zero fill made before them");
+            assertTrue(journal.zeroFilledTo() - journal.appendPosition() > 2L * CHUNK,
+                "the fill keeps a distance: filled to " + journal.zeroFilledTo() + ", appended to " + journal.appendPosition());
+
+            final List<Command> replayed = new ArrayList<>();
+            final ReplayResult result = journal.replay(0, command -> replayed.add(new Command().copyFrom(command)));
+            assertEquals(ReplayStatus.COMPLETE, result.status(), result.toString());
+            assertEquals(appended.size(), replayed.size());
+            for (int k = 0; k < appended.size(); k++)
+            {
+                assertSameCommand(appended.get(k), replayed.get(k));
+            }
+        }
+    }
+
+    @Test
     void shouldFillNothingBeforeTheFirstAsyncForceNorWhenOff()
     {
         for (final JournalConfig config : List.of(JournalConfig.of(dir.resolve("async"), Durability.ASYNC).withAsyncForceIntervalMs(60_000), // no timed force in the test
