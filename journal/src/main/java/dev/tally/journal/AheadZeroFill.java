@@ -107,7 +107,7 @@ final class AheadZeroFill
     /** @return the start of the first whole chunk at least one chunk past {@code position}. */
     static long chunkAfter(final long position)
     {
-        return (position + 2L * CHUNK_BYTES - 1) & -(long)CHUNK_BYTES;
+        return chunkCeil(position + CHUNK_BYTES);
     }
 
     /** @return the end of the region filled so far in the current file (tests). */

@@ -79,14 +79,7 @@ class AheadZeroFillTest
             }
             reopened.flush();
 
-            final List<Command> replayed = new ArrayList<>();
-            final ReplayResult result = reopened.replay(0, command -> replayed.add(new Command().copyFrom(command)));
-            assertEquals(ReplayStatus.COMPLETE, result.status(), result.toString());
-            assertEquals(appended.size(), replayed.size());
-            for (int i = 0; i < appended.size(); i++)
-            {
-                assertSameCommand(appended.get(i), replayed.get(i));
-            }
+            assertReplaysExactly(reopened, appended);
         }
     }
 
@@ -122,14 +115,7 @@ class AheadZeroFillTest
             assertTrue(journal.zeroFilledTo() - journal.appendPosition() > 2L * CHUNK,
                 "the fill keeps a distance: filled to " + journal.zeroFilledTo() + ", appended to " + journal.appendPosition());
 
-            final List<Command> replayed = new ArrayList<>();
-            final ReplayResult result = journal.replay(0, command -> replayed.add(new Command().copyFrom(command)));
-            assertEquals(ReplayStatus.COMPLETE, result.status(), result.toString());
-            assertEquals(appended.size(), replayed.size());
-            for (int k = 0; k < appended.size(); k++)
-            {
-                assertSameCommand(appended.get(k), replayed.get(k));
-            }
+            assertReplaysExactly(journal, appended);
         }
     }
 
@@ -169,6 +155,18 @@ class AheadZeroFillTest
         final JournalConfig config = JournalConfig.of(dir, Durability.SYNC);
         assertThrows(IllegalArgumentException.class, () -> config.withZeroFillAheadBytes(CHUNK + 1));
         assertThrows(IllegalArgumentException.class, () -> config.withZeroFillAheadBytes(-CHUNK));
+    }
+
+    private static void assertReplaysExactly(final Journal journal, final List<Command> appended)
+    {
+        final List<Command> replayed = new ArrayList<>();
+        final ReplayResult result = journal.replay(0, command -> replayed.add(new Command().copyFrom(command)));
+        assertEquals(ReplayStatus.COMPLETE, result.status(), result.toString());
+        assertEquals(appended.size(), replayed.size());
+        for (int i = 0; i < appended.size(); i++)
+        {
+            assertSameCommand(appended.get(i), replayed.get(i));
+        }
     }
 
     private static void assertZeros(final Path file, final long from, final long to) throws IOException

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,8 +109,7 @@ class JsonOutTest
     {
         // the renderer counts digits and writes them two at a time: each power of ten and its neighbours, both
         // signs, odd and even digit counts, and the ends of the range are where an off-by-one would show
-        final java.util.List<Long> values = new java.util.ArrayList<>(java.util.List.of(Long.MAX_VALUE, Long.MIN_VALUE,
-            Long.MIN_VALUE + 1));
+        final List<Long> values = new ArrayList<>(List.of(Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1));
         long power = 1;
         for (int digits = 1; digits <= 19; digits++, power *= 10)
         {
