@@ -19,6 +19,7 @@ import net.openhft.chronicle.core.time.TimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.Wire;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -54,6 +55,8 @@ public final class Journal implements AutoCloseable
     private final ExcerptAppender appender;
     private final JournalReader reader;
     private final FileForcer forcer;
+    /** Unmaps the pages appended since the last force before each one: no TLB shoot-down per page in the force. */
+    private final WrittenPageUnmapper unmapper;
     private final CommandCodec codec = new CommandCodec();
     private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
     private final byte[] encodeBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
@@ -103,6 +106,7 @@ public final class Journal implements AutoCloseable
         this.config = config;
         this.queue = queue;
         this.forcer = new FileForcer(config.zeroFillAheadBytes());
+        this.unmapper = new WrittenPageUnmapper(config.unmapWrittenPages());
         this.appender = queue.createAppender();
         this.reader = new JournalReader(queue, false);
         this.recovery = recover();
@@ -324,6 +328,12 @@ public final class Journal implements AutoCloseable
         return appendPosition;
     }
 
+    /** @return whether the pages appended since the last force are unmapped before each force (tests). */
+    boolean unmapsWrittenPages()
+    {
+        return unmapper.enabled();
+    }
+
     /**
      * A clean stop's force, before {@link #close()} (which does it too) when something downstream must see every
      * append as stable first (the PostgreSQL writer catching up): flushes, and under {@link Durability#ASYNC} forces
@@ -511,6 +521,8 @@ public final class Journal implements AutoCloseable
         try
         {
             injectForceFailure();
+            final Wire wire = appender.wire();
+            unmapper.beforeForce(file, null == wire ? null : wire.bytes().bytesStore(), appendPosition);
             forcer.force(file, appendPosition);
             forcedIndex = lastIndex;
             stableIndex = lastIndex;

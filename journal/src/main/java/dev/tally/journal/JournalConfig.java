@@ -22,6 +22,10 @@ import java.util.Objects;
  *                                (at the end of a batch, once this long has passed since the last force): the
  *                                most a power loss can take back, like PostgreSQL's {@code wal_writer_delay}
  *                                under {@code synchronous_commit = off}; 0 leaves it to the kernel (≈ 30 s).
+ * @param unmapWrittenPages       before each force, drop this process's mappings of the pages appended since the
+ *                                last one, so that the force write-protects no mapped page (one TLB shoot-down per
+ *                                page otherwise; see {@code WrittenPageUnmapper}). Linux only; on by default, and
+ *                                off with {@code -D}{@value #UNMAP_WRITTEN_PAGES_PROPERTY}{@code =false}.
  */
 public record JournalConfig(
     Path directory,
@@ -30,7 +34,8 @@ public record JournalConfig(
     long blockSizeBytes,
     boolean truncateAfterCorruption,
     long zeroFillAheadBytes,
-    long asyncForceIntervalMs)
+    long asyncForceIntervalMs,
+    boolean unmapWrittenPages)
 {
     /** Default tail window: larger than any Disruptor ring Tally configures. */
     public static final int TAIL_SCAN_RECORD_COUNT_DEFAULT = 1 << 16;
@@ -45,6 +50,8 @@ public record JournalConfig(
     /** 200 ms: PostgreSQL's default {@code wal_writer_delay}, the peer's window under {@code synchronous_commit = off}. */
     public static final long ASYNC_FORCE_INTERVAL_MS_DEFAULT = 200;
     public static final long ASYNC_FORCE_INTERVAL_MS_MAX = 60_000;
+    /** The JVM property that turns {@link #unmapWrittenPages()} off for {@link #of}'s configurations (A/B runs, operators). */
+    public static final String UNMAP_WRITTEN_PAGES_PROPERTY = "tally.journal.unmapWrittenPages";
 
     public JournalConfig
     {
@@ -78,34 +85,42 @@ public record JournalConfig(
     public static JournalConfig of(final Path directory, final Durability durability)
     {
         return new JournalConfig(directory, durability, TAIL_SCAN_RECORD_COUNT_DEFAULT, BLOCK_SIZE_BYTES_DEFAULT, false,
-            ZERO_FILL_AHEAD_BYTES_DEFAULT, ASYNC_FORCE_INTERVAL_MS_DEFAULT);
+            ZERO_FILL_AHEAD_BYTES_DEFAULT, ASYNC_FORCE_INTERVAL_MS_DEFAULT,
+            Boolean.parseBoolean(System.getProperty(UNMAP_WRITTEN_PAGES_PROPERTY, "true")));
     }
 
     /** @return a copy that cuts intact records after a corrupt one instead of refusing to open. */
     public JournalConfig withTruncateAfterCorruption(final boolean truncate)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncate, zeroFillAheadBytes,
-            asyncForceIntervalMs);
+            asyncForceIntervalMs, unmapWrittenPages);
     }
 
     /** @return a copy with another tail window. */
     public JournalConfig withTailScanRecordCount(final int count)
     {
         return new JournalConfig(directory, durability, count, blockSizeBytes, truncateAfterCorruption, zeroFillAheadBytes,
-            asyncForceIntervalMs);
+            asyncForceIntervalMs, unmapWrittenPages);
     }
 
     /** @return a copy that zero-fills {@code bytes} ahead of the appends (0: never). */
     public JournalConfig withZeroFillAheadBytes(final long bytes)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption, bytes,
-            asyncForceIntervalMs);
+            asyncForceIntervalMs, unmapWrittenPages);
     }
 
     /** @return a copy that, under {@link Durability#ASYNC}, forces at most every {@code ms} (0: never). */
     public JournalConfig withAsyncForceIntervalMs(final long ms)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
-            zeroFillAheadBytes, ms);
+            zeroFillAheadBytes, ms, unmapWrittenPages);
+    }
+
+    /** @return a copy that does (or does not) unmap the pages appended since the last force before each force. */
+    public JournalConfig withUnmapWrittenPages(final boolean unmap)
+    {
+        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
+            zeroFillAheadBytes, asyncForceIntervalMs, unmap);
     }
 }
