@@ -33,6 +33,7 @@ import net.openhft.posix.PosixAPI;
  */
 final class WrittenPageUnmapper
 {
+    /** The page size it rounds to; on a kernel with other pages (64 KiB on some ARM machines) it stays off. */
     static final long PAGE_BYTES = 4 << 10;
 
     private final PosixAPI posix;
@@ -46,7 +47,7 @@ final class WrittenPageUnmapper
     /** @param enabled false: never advise (and never load the native library). */
     WrittenPageUnmapper(final boolean enabled)
     {
-        this.enabled = enabled && OS.isLinux();
+        this.enabled = enabled && OS.isLinux() && OS.pageSize() == PAGE_BYTES;
         this.posix = this.enabled ? loadPosix() : null;
         if (null == posix)
         {
@@ -55,15 +56,16 @@ final class WrittenPageUnmapper
     }
 
     /**
-     * @return Chronicle's POSIX binding if it can make calls: where its native part cannot load it hands out a stand-in
-     *         whose every call throws, so one harmless call ({@code madvise} of nothing) is made here to find out.
+     * @return Chronicle's POSIX binding if it really makes system calls: where its native part cannot load it hands out a
+     *         stand-in that does nothing (its {@code madvise} returns 0, its {@code getpid} throws), so the binding must
+     *         report this process's own id before it is trusted.
      */
     private static PosixAPI loadPosix()
     {
         try
         {
             final PosixAPI posix = PosixAPI.posix();
-            return 0 == posix.madvise(0, 0, MAdviseFlag.MADV_NORMAL.value()) ? posix : null;
+            return posix.getpid() == ProcessHandle.current().pid() ? posix : null;
         }
         catch (final RuntimeException | LinkageError ex)
         {
@@ -85,12 +87,23 @@ final class WrittenPageUnmapper
         {
             return;
         }
+        try
+        {
+            unmapBehind(current, (MappedBytesStore) store, appendPosition);
+        }
+        catch (final RuntimeException ex)
+        {
+            enabled = false; // whatever went wrong, the force that follows must still run; it is as correct without this
+        }
+    }
+
+    private void unmapBehind(final File current, final MappedBytesStore chunk, final long appendPosition)
+    {
         if (current != file)
         {
             file = current;
             unmappedTo = 0;
         }
-        final MappedBytesStore chunk = (MappedBytesStore) store;
         final long from = pageCeil(Math.max(unmappedTo, chunk.start()));
         final long to = pageFloor(appendPosition);
         if (to - from < PAGE_BYTES || !chunk.inside(from, to - from) || chunk.refCount() <= 0)

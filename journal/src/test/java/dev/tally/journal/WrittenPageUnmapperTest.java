@@ -59,19 +59,24 @@ class WrittenPageUnmapperTest
         // without it: every page appended (4 MiB and more). With it (11 % measured): the header and index pages Chronicle
         // keeps writing, the page being filled, and the pages a read fault maps read-only around the append position
         // (the kernel's fault-around, 64 KiB), which no force has to write-protect
-        assertTrue(mappedRss >= APPENDED_BYTES, "without unmapping, the appended pages stay mapped: " + mappedRss);
+        // (at least half of them: clean pages may be reclaimed, and so unmapped, under memory pressure)
+        assertTrue(mappedRss >= APPENDED_BYTES / 2, "without unmapping, the appended pages stay mapped: " + mappedRss);
         assertTrue(unmappedRss <= mappedRss / 4, "with unmapping, " + unmappedRss + " bytes of the queue file are still " +
             "mapped after appending " + APPENDED_BYTES + " (" + mappedRss + " without it)");
     }
 
     @Test
-    void shouldReadBackEveryRecordWrittenToPagesItUnmapped()
+    void shouldReadBackEveryRecordWrittenToPagesItUnmappedAcrossChunks()
     {
         final List<Command> appended = new ArrayList<>();
-        try (Journal journal = Journal.open(JournalConfig.of(unmapping, Durability.SYNC).withUnmapWrittenPages(true)))
+        // 1 MiB chunks (Chronicle's smallest), so that the appends cross from one mapped chunk to the next four times
+        final JournalConfig smallChunks = new JournalConfig(unmapping, Durability.SYNC, JournalConfig.TAIL_SCAN_RECORD_COUNT_DEFAULT,
+            JournalConfig.BLOCK_SIZE_BYTES_MIN, false, JournalConfig.ZERO_FILL_AHEAD_BYTES_DEFAULT,
+            JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT, true);
+        try (Journal journal = Journal.open(smallChunks))
         {
             long seed = 0;
-            while (journal.appendPosition() < (1L << 20))
+            while (journal.appendPosition() < (5L << 20))
             {
                 for (int r = 0; r < RECORDS_PER_FORCE; r++, seed++)
                 {
@@ -81,6 +86,7 @@ class WrittenPageUnmapperTest
                 }
                 journal.endOfBatch();
             }
+            assertTrue(journal.unmapsWrittenPages(), "no advice failed, across the chunk boundaries too");
             assertReplaysAll(journal, appended); // the same process, through the mappings it dropped
         }
         try (Journal journal = Journal.open(JournalConfig.of(unmapping, Durability.SYNC)))
