@@ -6,6 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import net.openhft.chronicle.bytes.BytesStore;
+
 /**
  * Forces a memory-mapped queue file to stable storage with {@code fdatasync(2)} on the whole file
  * ({@link FileChannel#force(boolean) force(false)}).
@@ -18,36 +20,50 @@ import java.nio.file.StandardOpenOption;
  * page cache), for the same measured cost. On a roll to a new cycle file the previous file is forced
  * one last time and the directory is fsync'ed so the new file's name survives a power loss.
  *
- * <p>After each force it lets {@link AheadZeroFill} write zeros ahead of the append position, so that
- * appends do not fault into holes (see there).
+ * <p>Before each force it lets {@link WrittenPageUnmapper} drop the process's mappings of the pages appended since
+ * the last one, so that the force sends no TLB shoot-down per page; after it, it lets {@link AheadZeroFill} write zeros
+ * ahead of the append position, so that appends do not fault into holes (see each).
  *
  * <p>Allocates only when the file changes (once an hour).
  */
 final class FileForcer implements AutoCloseable
 {
     private final AheadZeroFill zeroFill;
+    private final WrittenPageUnmapper unmapper;
     private File file;
     private FileChannel channel;
 
-    /** @param zeroFillAheadBytes how far ahead of the append position to zero-fill; 0 for never. */
-    FileForcer(final long zeroFillAheadBytes)
+    /**
+     * @param zeroFillAheadBytes how far ahead of the append position to zero-fill; 0 for never.
+     * @param unmapWrittenPages  whether to unmap the pages appended since the last force before each force.
+     */
+    FileForcer(final long zeroFillAheadBytes, final boolean unmapWrittenPages)
     {
         this.zeroFill = new AheadZeroFill(zeroFillAheadBytes);
+        this.unmapper = new WrittenPageUnmapper(unmapWrittenPages);
     }
 
     /**
      * Forces {@code current} (and, after a roll, the file before it) to disk.
      *
+     * @param chunk          the mapped chunk the appender's bytes hold now, or null before its first append.
      * @param appendPosition the offset just past the last byte appended to {@code current}.
      */
-    void force(final File current, final long appendPosition) throws IOException
+    void force(final File current, final BytesStore<?, ?> chunk, final long appendPosition) throws IOException
     {
         if (current != file)
         {
             switchTo(current);
         }
+        unmapper.beforeForce(chunk, appendPosition);
         channel.force(false);
         zeroFill.afterForce(channel, appendPosition);
+    }
+
+    /** @return whether the pages appended since the last force are unmapped before each force (tests). */
+    boolean unmapsWrittenPages()
+    {
+        return unmapper.enabled();
     }
 
     /** @return the end of the zero-filled region of the current file (tests). */
@@ -67,6 +83,7 @@ final class FileForcer implements AutoCloseable
         channel = FileChannel.open(current.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         file = current;
         zeroFill.reset();
+        unmapper.reset();
         forceDirectory(current.toPath().toAbsolutePath().getParent());
     }
 

@@ -55,8 +55,6 @@ public final class Journal implements AutoCloseable
     private final ExcerptAppender appender;
     private final JournalReader reader;
     private final FileForcer forcer;
-    /** Unmaps the pages appended since the last force before each one: no TLB shoot-down per page in the force. */
-    private final WrittenPageUnmapper unmapper;
     private final CommandCodec codec = new CommandCodec();
     private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
     private final byte[] encodeBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
@@ -105,8 +103,7 @@ public final class Journal implements AutoCloseable
     {
         this.config = config;
         this.queue = queue;
-        this.forcer = new FileForcer(config.zeroFillAheadBytes());
-        this.unmapper = new WrittenPageUnmapper(config.unmapWrittenPages());
+        this.forcer = new FileForcer(config.zeroFillAheadBytes(), config.unmapWrittenPages());
         this.appender = queue.createAppender();
         this.reader = new JournalReader(queue, false);
         this.recovery = recover();
@@ -331,7 +328,7 @@ public final class Journal implements AutoCloseable
     /** @return whether the pages appended since the last force are unmapped before each force (tests). */
     boolean unmapsWrittenPages()
     {
-        return unmapper.enabled();
+        return forcer.unmapsWrittenPages();
     }
 
     /**
@@ -522,8 +519,7 @@ public final class Journal implements AutoCloseable
         {
             injectForceFailure();
             final Wire wire = appender.wire();
-            unmapper.beforeForce(file, null == wire ? null : wire.bytes().bytesStore(), appendPosition);
-            forcer.force(file, appendPosition);
+            forcer.force(file, null == wire ? null : wire.bytes().bytesStore(), appendPosition);
             forcedIndex = lastIndex;
             stableIndex = lastIndex;
             bytesSinceForce = 0;

@@ -1,7 +1,5 @@
 package dev.tally.journal;
 
-import java.io.File;
-
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.core.OS;
@@ -17,7 +15,7 @@ import net.openhft.posix.PosixAPI;
  * write-protect is a TLB shoot-down: one inter-processor interrupt per page, which in a virtual machine is an exit on
  * both cores. Under the {@code batch} load that was two fifths of the journaler's CPU (docs/BENCHMARKS.md, "The
  * journaler's kernel time"). One {@code madvise(MADV_DONTNEED)} over the pages appended since the last force costs one
- * flush for the whole range instead; measured, the journaler's CPU per 100-transfer request fell from 152 to 100 µs
+ * flush for the whole range instead; measured, the journaler's CPU per 100-transfer request fell from 158 to 100 µs
  * (docs/BENCHMARKS.md, "Journal: written pages unmapped before each force").
  *
  * <p>Why it is safe: on a shared file mapping {@code MADV_DONTNEED} removes page-table entries, not data. A dirty
@@ -29,7 +27,8 @@ import net.openhft.posix.PosixAPI;
  * reused by anything else, which {@code MADV_DONTNEED} would wipe.
  *
  * <p>Linux only ({@code MADV_DONTNEED} is not a mere hint everywhere); off by {@link JournalConfig#unmapWrittenPages()}.
- * A failed call turns it off for good (the journal is as correct without it, only slower). Allocation-free.
+ * A failed call turns it off for good (the journal is as correct without it, only slower). Owned by {@link FileForcer},
+ * which calls it before each force and resets it when the journal moves to a new cycle file. Allocation-free.
  */
 final class WrittenPageUnmapper
 {
@@ -38,11 +37,8 @@ final class WrittenPageUnmapper
 
     private final PosixAPI posix;
     private boolean enabled;
-    /** The file {@link #unmappedTo} belongs to. */
-    private File file;
-    /** Offset in {@link #file}: the pages before it (those of the current chunk) were advised. */
+    /** Offset in the current cycle file: the pages before it (those of the current chunk) were advised. */
     private long unmappedTo;
-    private int lastError;
 
     /** @param enabled false: never advise (and never load the native library). */
     WrittenPageUnmapper(final boolean enabled)
@@ -73,15 +69,20 @@ final class WrittenPageUnmapper
         }
     }
 
+    /** A new cycle file: nothing of it was advised yet. */
+    void reset()
+    {
+        unmappedTo = 0;
+    }
+
     /**
      * Advises away the whole pages of {@code store} between the last call's end and the page holding
      * {@code appendPosition} (which the appender is still filling).
      *
-     * @param current        the queue file being appended to.
      * @param store          the chunk the appender's bytes hold now, or null before its first append.
-     * @param appendPosition the offset just past the last byte appended to {@code current}.
+     * @param appendPosition the offset just past the last byte appended to the current cycle file.
      */
-    void beforeForce(final File current, final BytesStore<?, ?> store, final long appendPosition)
+    void beforeForce(final BytesStore<?, ?> store, final long appendPosition)
     {
         if (!enabled || !(store instanceof MappedBytesStore))
         {
@@ -89,7 +90,7 @@ final class WrittenPageUnmapper
         }
         try
         {
-            unmapBehind(current, (MappedBytesStore) store, appendPosition);
+            unmapBehind((MappedBytesStore) store, appendPosition);
         }
         catch (final RuntimeException ex)
         {
@@ -97,26 +98,17 @@ final class WrittenPageUnmapper
         }
     }
 
-    private void unmapBehind(final File current, final MappedBytesStore chunk, final long appendPosition)
+    private void unmapBehind(final MappedBytesStore chunk, final long appendPosition)
     {
-        if (current != file)
-        {
-            file = current;
-            unmappedTo = 0;
-        }
         final long from = pageCeil(Math.max(unmappedTo, chunk.start()));
         final long to = pageFloor(appendPosition);
         if (to - from < PAGE_BYTES || !chunk.inside(from, to - from) || chunk.refCount() <= 0)
         {
             return;
         }
-        final long address = chunk.addressForRead(from);
-        if (0 != (address & (PAGE_BYTES - 1)))
-        {
-            enabled = false; // a chunk not mapped at a page boundary: never seen, and not worth guessing about
-            return;
-        }
-        if (0 != advise(address, to - from))
+        // a chunk is mapped at a page boundary and starts at a multiple of its size, so the address is a page's; were it not,
+        // madvise would refuse it (EINVAL) and that turns this off like any other failure
+        if (!advise(chunk.addressForRead(from), to - from))
         {
             enabled = false;
             return;
@@ -124,21 +116,16 @@ final class WrittenPageUnmapper
         unmappedTo = to;
     }
 
-    /** @return 0, or what {@code madvise} returned (recording its errno); -1 also if the binding threw. */
-    private int advise(final long address, final long length)
+    /** @return whether {@code madvise} succeeded (false also if the binding threw). */
+    private boolean advise(final long address, final long length)
     {
         try
         {
-            final int result = posix.madvise(address, length, MAdviseFlag.MADV_DONTNEED.value());
-            if (0 != result)
-            {
-                lastError = posix.lastError();
-            }
-            return result;
+            return 0 == posix.madvise(address, length, MAdviseFlag.MADV_DONTNEED.value());
         }
         catch (final RuntimeException ex)
         {
-            return -1;
+            return false;
         }
     }
 
@@ -146,12 +133,6 @@ final class WrittenPageUnmapper
     boolean enabled()
     {
         return enabled;
-    }
-
-    /** @return the errno of the call that turned it off, 0 if none did. */
-    int lastError()
-    {
-        return lastError;
     }
 
     private static long pageFloor(final long offset)

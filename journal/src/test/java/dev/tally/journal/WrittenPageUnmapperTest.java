@@ -56,6 +56,8 @@ class WrittenPageUnmapperTest
             appendAndForceUntil(journal, APPENDED_BYTES);
             mappedRss = mappedBytes(mapped);
         }
+        System.out.printf("queue file mapped after %,d bytes of appends: %,d bytes with unmapping, %,d without%n",
+            APPENDED_BYTES, unmappedRss, mappedRss);
         // without it: every page appended (4 MiB and more). With it (11 % measured): the header and index pages Chronicle
         // keeps writing, the page being filled, and the pages a read fault maps read-only around the append position
         // (the kernel's fault-around, 64 KiB), which no force has to write-protect
