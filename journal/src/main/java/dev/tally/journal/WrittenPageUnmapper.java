@@ -35,20 +35,15 @@ final class WrittenPageUnmapper
     /** The page size it rounds to; on a kernel with other pages (64 KiB on some ARM machines) it stays off. */
     static final long PAGE_BYTES = 4 << 10;
 
-    private final PosixAPI posix;
-    private boolean enabled;
+    /** Chronicle's POSIX binding; null when off (configured so, not Linux, other pages, or after a failed call). */
+    private PosixAPI posix;
     /** Offset in the current cycle file: the pages before it (those of the current chunk) were advised. */
     private long unmappedTo;
 
     /** @param enabled false: never advise (and never load the native library). */
     WrittenPageUnmapper(final boolean enabled)
     {
-        this.enabled = enabled && OS.isLinux() && OS.pageSize() == PAGE_BYTES;
-        this.posix = this.enabled ? loadPosix() : null;
-        if (null == posix)
-        {
-            this.enabled = false;
-        }
+        this.posix = enabled && OS.isLinux() && OS.pageSize() == PAGE_BYTES ? loadPosix() : null;
     }
 
     /**
@@ -84,7 +79,7 @@ final class WrittenPageUnmapper
      */
     void beforeForce(final BytesStore<?, ?> store, final long appendPosition)
     {
-        if (!enabled || !(store instanceof MappedBytesStore))
+        if (null == posix || !(store instanceof MappedBytesStore))
         {
             return;
         }
@@ -94,7 +89,7 @@ final class WrittenPageUnmapper
         }
         catch (final RuntimeException ex)
         {
-            enabled = false; // whatever went wrong, the force that follows must still run; it is as correct without this
+            posix = null; // whatever went wrong, the force that follows must still run; it is as correct without this
         }
     }
 
@@ -110,7 +105,7 @@ final class WrittenPageUnmapper
         // madvise would refuse it (EINVAL) and that turns this off like any other failure
         if (!advise(chunk.addressForRead(from), to - from))
         {
-            enabled = false;
+            posix = null;
             return;
         }
         unmappedTo = to;
@@ -132,7 +127,7 @@ final class WrittenPageUnmapper
     /** @return whether it still advises (false when configured off, not on Linux, or after a failed call). */
     boolean enabled()
     {
-        return enabled;
+        return null != posix;
     }
 
     private static long pageFloor(final long offset)

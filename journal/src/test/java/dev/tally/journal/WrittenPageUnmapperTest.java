@@ -47,13 +47,13 @@ class WrittenPageUnmapperTest
         try (Journal journal = Journal.open(JournalConfig.of(unmapping, Durability.SYNC).withUnmapWrittenPages(true)))
         {
             assertTrue(journal.unmapsWrittenPages(), "the unmapper is on, on Linux");
-            appendAndForceUntil(journal, APPENDED_BYTES);
+            appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
             unmappedRss = mappedBytes(unmapping);
         }
         final long mappedRss;
         try (Journal journal = Journal.open(JournalConfig.of(mapped, Durability.SYNC).withUnmapWrittenPages(false)))
         {
-            appendAndForceUntil(journal, APPENDED_BYTES);
+            appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
             mappedRss = mappedBytes(mapped);
         }
         System.out.printf("queue file mapped after %,d bytes of appends: %,d bytes with unmapping, %,d without%n",
@@ -77,17 +77,7 @@ class WrittenPageUnmapperTest
             JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT, true);
         try (Journal journal = Journal.open(smallChunks))
         {
-            long seed = 0;
-            while (journal.appendPosition() < (5L << 20))
-            {
-                for (int r = 0; r < RECORDS_PER_FORCE; r++, seed++)
-                {
-                    final Command command = TestCommands.mixed(seed);
-                    journal.stampAndAppend(command, CLOCK_START_NS + seed);
-                    appended.add(new Command().copyFrom(command));
-                }
-                journal.endOfBatch();
-            }
+            appendAndForceUntil(journal, 5L << 20, appended);
             assertTrue(journal.unmapsWrittenPages(), "no advice failed, across the chunk boundaries too");
             assertReplaysAll(journal, appended); // the same process, through the mappings it dropped
         }
@@ -109,14 +99,17 @@ class WrittenPageUnmapperTest
         }
     }
 
-    private static void appendAndForceUntil(final Journal journal, final long bytes)
+    /** Appends {@link #RECORDS_PER_FORCE} records per force until {@code bytes} are appended, and keeps a copy of each. */
+    private static void appendAndForceUntil(final Journal journal, final long bytes, final List<Command> appended)
     {
         long seed = 0;
         while (journal.appendPosition() < bytes)
         {
             for (int r = 0; r < RECORDS_PER_FORCE; r++, seed++)
             {
-                journal.stampAndAppend(TestCommands.mixed(seed), CLOCK_START_NS + seed);
+                final Command command = TestCommands.mixed(seed);
+                journal.stampAndAppend(command, CLOCK_START_NS + seed);
+                appended.add(new Command().copyFrom(command));
             }
             journal.endOfBatch();
         }
