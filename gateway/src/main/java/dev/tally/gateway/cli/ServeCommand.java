@@ -3,6 +3,7 @@ package dev.tally.gateway.cli;
 import dev.tally.gateway.config.LogFormat;
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.http.NettyTransport;
 import dev.tally.gateway.http.TlsContexts;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.WaitStrategyName;
@@ -86,6 +87,11 @@ public final class ServeCommand implements Callable<Integer>
 
     @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads, 1..64 (default: ${DEFAULT-VALUE}).")
     int ioThreads;
+
+    @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+        description = "How the I/O threads reach the sockets: auto (io_uring where the kernel offers it, else nio), nio or io_uring " +
+            "(default: ${DEFAULT-VALUE}).")
+    NettyTransport transport;
 
     @CommandLine.Option(names = "--ring-size", defaultValue = "16384",
         description = "Input ring slots, a power of two >= 2 x the largest batch (default: ${DEFAULT-VALUE}).")
@@ -309,12 +315,23 @@ public final class ServeCommand implements Callable<Integer>
             }
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
-                !noReadModel, tls, webhooks(), new ServerConfig.JournalOptions(truncateJournalAfterCorruption, asyncForceIntervalMs));
+                !noReadModel, tls, webhooks(), new ServerConfig.JournalOptions(truncateJournalAfterCorruption, asyncForceIntervalMs),
+                available(transport));
         }
         catch (final IllegalArgumentException ex)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "invalid setting: " + ex.getMessage(), ex);
         }
+    }
+
+    /** Refuses {@code --transport io_uring} where the kernel does not offer it, before anything starts. */
+    private static NettyTransport available(final NettyTransport transport)
+    {
+        if (transport == NettyTransport.IO_URING && !NettyTransport.ioUringAvailable())
+        {
+            throw new IllegalArgumentException("--transport io_uring: io_uring is not available on this kernel; use auto or nio");
+        }
+        return transport;
     }
 
     /** @return the relay's settings, or null without {@code --webhook-url}. One secret signs for every endpoint. */

@@ -5,9 +5,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.Errors;
 import io.netty.handler.ssl.SslContext;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.function.Supplier;
 
@@ -20,6 +20,7 @@ public final class HttpServer implements AutoCloseable
     /** How long a stop waits for connections to stop reading, then to close. */
     private static final long CLOSE_WAIT_MAX_MS = 2_000;
 
+    private final NettyTransport transport;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel serverChannel;
@@ -32,24 +33,26 @@ public final class HttpServer implements AutoCloseable
      * @param host        address to bind (default loopback).
      * @param port        port to bind; 0 picks a free one.
      * @param ioThreads   worker threads.
+     * @param transport   NIO or io_uring ({@link NettyTransport#AUTO}: io_uring where the kernel offers it).
      * @param limits      size, connection and idle limits.
      * @param tls         the server's TLS context, or null for plain HTTP.
      * @param handlers    creates the per-connection API handler.
      */
     public HttpServer(
-        final String host, final int port, final int ioThreads, final HttpLimits limits, final SslContext tls,
-        final Supplier<ApiHandler> handlers)
-        throws InterruptedException
+        final String host, final int port, final int ioThreads, final NettyTransport transport, final HttpLimits limits,
+        final SslContext tls, final Supplier<ApiHandler> handlers)
+        throws InterruptedException, BindException
     {
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        this.transport = transport.resolve();
+        boss = new MultiThreadIoEventLoopGroup(1, this.transport.ioHandlers());
+        workers = new MultiThreadIoEventLoopGroup(ioThreads, this.transport.ioHandlers());
         connectionLimiter = new ConnectionLimiter(limits.connectionsMax());
         initializer = new ApiChannelInitializer(limits, tls, connectionLimiter, handlers);
         try
         {
             serverChannel = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(this.transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -62,8 +65,34 @@ public final class HttpServer implements AutoCloseable
         {
             boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
             workers.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+            if (portTaken(ex))
+            {
+                throw bindException(ex);
+            }
             throw ex;
         }
+    }
+
+    /** Linux's {@code EADDRINUSE}; the native transports report it as a negated errno, NIO as a {@link BindException}. */
+    private static final int EADDRINUSE = 98;
+
+    private static boolean portTaken(final Exception ex)
+    {
+        return ex instanceof Errors.NativeIoException && ((Errors.NativeIoException)ex).expectedErr() == -EADDRINUSE;
+    }
+
+    /** The same exception whichever transport bound: callers tell a taken port from other failures by its type. */
+    private static BindException bindException(final Exception ex)
+    {
+        final BindException bind = new BindException("Address already in use");
+        bind.initCause(ex);
+        return bind;
+    }
+
+    /** @return the transport serving: {@link NettyTransport#NIO} or {@link NettyTransport#IO_URING}. */
+    public NettyTransport transport()
+    {
+        return transport;
     }
 
     /** @return connections open now. */

@@ -2,6 +2,7 @@ package dev.tally.gateway.server;
 
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.http.NettyTransport;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import dev.tally.journal.JournalConfig;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
  * @param tls        the TLS context of the HTTP port, or null for plain HTTP.
  * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
  * @param journal    the journal's operator settings (see {@link JournalOptions}).
+ * @param transport  how the HTTP event loops reach the sockets: NIO, io_uring, or auto (io_uring where offered).
  */
 public record ServerConfig(
     String host,
@@ -43,7 +45,8 @@ public record ServerConfig(
     boolean persistence,
     SslContext tls,
     RelayConfig webhooks,
-    JournalOptions journal)
+    JournalOptions journal,
+    NettyTransport transport)
 {
     /**
      * What an operator sets on the journal beyond the data folder and durability.
@@ -96,6 +99,16 @@ public record ServerConfig(
         }
     }
 
+    /** With the transport chosen by {@link NettyTransport#AUTO}. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
+        final boolean persistence, final SslContext tls, final RelayConfig webhooks, final JournalOptions journal)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, journal,
+            NettyTransport.AUTO);
+    }
+
     /** With the journal's default settings. */
     public ServerConfig(
         final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
@@ -127,21 +140,28 @@ public record ServerConfig(
     public ServerConfig withTls(final SslContext tls)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal);
+            webhooks, journal, transport);
     }
 
     /** @return this configuration delivering the outbox to {@code webhooks}. */
     public ServerConfig withWebhooks(final RelayConfig webhooks)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal);
+            webhooks, journal, transport);
     }
 
     /** @return this configuration with other journal settings. */
     public ServerConfig withJournal(final JournalOptions journal)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal);
+            webhooks, journal, transport);
+    }
+
+    /** @return this configuration serving HTTP on {@code transport}. */
+    public ServerConfig withTransport(final NettyTransport transport)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks, journal, transport);
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

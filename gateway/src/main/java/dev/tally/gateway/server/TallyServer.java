@@ -166,7 +166,7 @@ public final class TallyServer implements AutoCloseable
             // 5. Ready, then open the door.
             health.markReplayed();
             final RateLimiter rateLimiter = RateLimiter.of(config.http());
-            http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.http(), config.tls(),
+            http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.transport(), config.http(), config.tls(),
                 () -> new ApiHandler(config.apiKeys(), pipeline.ring(), health, metrics, readModel, queries, rateLimiter, snapshotter));
             metrics.bindHttp(http);
         }
@@ -175,8 +175,9 @@ public final class TallyServer implements AutoCloseable
             undo.undoAll(ex);
             throw ex;
         }
-        LOG.info("tally serving {} on {}:{} (durability {}, data {}, collector {})", config.tls() == null ? "http" : "https", config.host(),
-            http.port(), config.durability(), config.dataDir().toAbsolutePath(), GarbageCollector.names());
+        LOG.info("tally serving {} on {}:{} (durability {}, data {}, transport {}, collector {})", config.tls() == null ? "http" : "https",
+            config.host(), http.port(), config.durability(), config.dataDir().toAbsolutePath(), http.transport().cliName(),
+            GarbageCollector.names());
         if (GarbageCollector.isG1())
         {
             LOG.info("G1 costs about a quarter more CPU per request than -XX:+UseParallelGC on 2 cores (docs/CONFIG.md, JVM)");
@@ -213,7 +214,13 @@ public final class TallyServer implements AutoCloseable
         return http.port();
     }
 
-    /** @return what the startup replay found. */
+    /** @return the transport the HTTP port is served on: NIO or io_uring, never AUTO. */
+    public dev.tally.gateway.http.NettyTransport transport()
+    {
+        return http.transport();
+    }
+
+    /** @return what the start-up replay found. */
     public ReplayResult replayResult()
     {
         return replay;

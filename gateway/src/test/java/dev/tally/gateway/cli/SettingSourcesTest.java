@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.gateway.ReactorFiles;
 import dev.tally.gateway.config.SettingSources;
+import dev.tally.gateway.http.NettyTransport;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.journal.Durability;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Where {@code tally serve} takes its settings from: flags, then TALLY_* variables, then the config file, then defaults. */
@@ -192,6 +194,23 @@ class SettingSourcesTest
     }
 
     @Test
+    void shouldTakeIoUringWhereOfferedByDefaultAndNioWhenAsked()
+    {
+        assertEquals(NettyTransport.AUTO, parse(Map.of(), "serve", "--api-key", KEY).toConfig().transport());
+        assertEquals(NettyTransport.NIO, parse(Map.of(), "serve", "--api-key", KEY, "--transport", "nio").toConfig().transport());
+        final ServeCommand ioUring = parse(Map.of("TALLY_TRANSPORT", "IO_URING"), "serve", "--api-key", KEY);
+        if (NettyTransport.ioUringAvailable())
+        {
+            assertEquals(NettyTransport.IO_URING, ioUring.toConfig().transport());
+        }
+        else
+        {
+            final CommandLine.ParameterException refused = assertThrows(CommandLine.ParameterException.class, ioUring::toConfig);
+            assertTrue(refused.getMessage().contains("io_uring is not available"), refused.getMessage());
+        }
+    }
+
+    @Test
     void shouldExitWithStatus2WhenTheConfigFileIsMissing()
     {
         final Run run = run(Map.of(), "serve", "--config", dir.resolve("absent.properties").toString(), "--api-key", KEY);
@@ -205,6 +224,7 @@ class SettingSourcesTest
         final String[][] invalid = {
             {"--port", "70000", "--port must be 0..65535"},
             {"--io-threads", "0", "--io-threads must be 1..64"},
+            {"--transport", "quic", "transport must be auto, nio or io_uring"},
             {"--ring-size", "1000", "--ring-size must be a power of two"},
             {"--tick-interval-ms", "0", "--tick-interval-ms must be"},
             {"--body-limit-bytes", "10", "--body-limit-bytes"},

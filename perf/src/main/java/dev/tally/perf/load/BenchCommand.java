@@ -61,7 +61,7 @@ final class BenchCommand implements Callable<Integer>
             Durability.valueOf(durability.toUpperCase(Locale.ROOT)), waitStrategy == null ?
                 LedgerPipeline.PipelineConfig.defaults().waitStrategy() : WaitStrategyName.valueOf(waitStrategy.toUpperCase(Locale.ROOT)),
             ioThreads, ringSize, tickIntervalMs, retentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * specs.size(), keysMax,
-            dataDir);
+            dataDir, false, dev.tally.journal.JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT, load.transport);
         System.out.println(InProcessServer.describe(settings));
         final List<ScenarioRun.Outcome> outcomes = new ArrayList<>();
         try (InProcessServer server = new InProcessServer(settings))

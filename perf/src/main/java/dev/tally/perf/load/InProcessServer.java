@@ -2,6 +2,7 @@ package dev.tally.perf.load;
 
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
+import dev.tally.gateway.http.NettyTransport;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.gateway.server.ServerConfig;
@@ -42,6 +43,7 @@ public final class InProcessServer implements AutoCloseable
     private final Path dataDir;
     private final boolean deleteOnClose;
     private final String apiKey;
+    private final NettyTransport transport;
     private final Path postmasterPidFile;
     private final io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres;
 
@@ -61,11 +63,28 @@ public final class InProcessServer implements AutoCloseable
      * @param readModel        also run the PostgreSQL read model (an embedded PostgreSQL under the data folder,
      *                         Tally's batched writer feeding it), as {@code tally serve} does by default.
      * @param asyncForceIntervalMs under async, how often at most the journal is forced ({@code --async-force-interval-ms}).
+     * @param transport        the HTTP transport ({@code --transport}).
      */
     public record Settings(
         Durability durability, WaitStrategyName waitStrategy, int ioThreads, int ringSize, long tickIntervalMs, long retentionMs,
-        int accountsMax, int subBalancesMax, int keysMax, Path dataDir, boolean readModel, long asyncForceIntervalMs)
+        int accountsMax, int subBalancesMax, int keysMax, Path dataDir, boolean readModel, long asyncForceIntervalMs,
+        NettyTransport transport)
     {
+        public Settings
+        {
+            transport = transport.resolve();
+        }
+
+        /** Over {@link NettyTransport#AUTO}. */
+        public Settings(
+            final Durability durability, final WaitStrategyName waitStrategy, final int ioThreads, final int ringSize,
+            final long tickIntervalMs, final long retentionMs, final int accountsMax, final int subBalancesMax, final int keysMax,
+            final Path dataDir, final boolean readModel, final long asyncForceIntervalMs)
+        {
+            this(durability, waitStrategy, ioThreads, ringSize, tickIntervalMs, retentionMs, accountsMax, subBalancesMax, keysMax,
+                dataDir, readModel, asyncForceIntervalMs, NettyTransport.AUTO);
+        }
+
         /** With {@code tally serve}'s default force interval under async. */
         public Settings(
             final Durability durability, final WaitStrategyName waitStrategy, final int ioThreads, final int ringSize,
@@ -100,6 +119,7 @@ public final class InProcessServer implements AutoCloseable
     public InProcessServer(final Settings settings) throws Exception
     {
         this.deleteOnClose = settings.dataDir() == null;
+        this.transport = settings.transport();
         this.dataDir = deleteOnClose ? Files.createTempDirectory("tally-load") : settings.dataDir();
         final byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
@@ -113,7 +133,8 @@ public final class InProcessServer implements AutoCloseable
                 ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
                 new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
                 HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel())
-                .withJournal(new ServerConfig.JournalOptions(false, settings.asyncForceIntervalMs()));
+                .withJournal(new ServerConfig.JournalOptions(false, settings.asyncForceIntervalMs()))
+                .withTransport(settings.transport());
             this.server = new TallyServer(config, SNAPSHOTS);
         }
         catch (final Exception ex)
@@ -174,17 +195,17 @@ public final class InProcessServer implements AutoCloseable
     /** @return where to send load. */
     public Target target()
     {
-        return new Target(Target.LOOPBACK, server.port(), apiKey);
+        return new Target(Target.LOOPBACK, server.port(), apiKey, transport);
     }
 
     /** @return a one-line description of the server's settings. */
     public static String describe(final Settings settings)
     {
         return String.format(Locale.ROOT,
-            "in-process TallyServer: durability %s, wait strategy %s, %d I/O thread(s), ring %,d, tick %d ms, retention %,d ms, " +
+            "in-process TallyServer: durability %s, wait strategy %s, %d I/O thread(s) on %s, ring %,d, tick %d ms, retention %,d ms, " +
                 "accounts max %,d, keys/transfers max %,d, PostgreSQL read model %s, snapshots every %,d commands or %d min (none inside a run)",
             settings.durability().name().toLowerCase(Locale.ROOT), settings.waitStrategy().name().toLowerCase(Locale.ROOT),
-            settings.ioThreads(), settings.ringSize(), settings.tickIntervalMs(), settings.retentionMs(), settings.accountsMax(),
+            settings.ioThreads(), settings.transport().cliName(), settings.ringSize(), settings.tickIntervalMs(), settings.retentionMs(), settings.accountsMax(),
             settings.keysMax(), settings.readModel() ? "on (embedded, the peer's server settings, writer running)" : "off",
             SNAPSHOTS.everyCommands(), SNAPSHOTS.intervalMs() / 60_000);
     }

@@ -6,9 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -63,7 +61,7 @@ public final class LoadGenerator
     LoadResult run() throws IOException, InterruptedException
     {
         final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(spec.clientThreads(), new LoadThreads(),
-            NioIoHandler.newFactory());
+            target.transport().ioHandlers());
         final LoopDriver[] drivers = drivers(group);
         final Figures figures;
         try
@@ -106,7 +104,7 @@ public final class LoadGenerator
             connections.add(connection);
             futures.add(new Bootstrap()
                 .group(driver.loop())
-                .channel(NioSocketChannel.class)
+                .channel(target.transport().clientChannel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MS)
                 .handler(new ChannelInitializer<SocketChannel>()

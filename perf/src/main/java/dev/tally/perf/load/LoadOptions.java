@@ -6,6 +6,8 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.gateway.http.NettyTransport;
 import picocli.CommandLine;
 
 /** The options {@code run} and {@code bench} share: what load to send and how to check it. */
@@ -17,6 +19,11 @@ final class LoadOptions
     @CommandLine.Option(names = "--scenario", defaultValue = "uniform", split = ",",
         description = "uniform, hotCredit, hotDebit, retries or batch; a comma-separated list runs each in turn (default: ${DEFAULT-VALUE}).")
     List<String> scenarios = new ArrayList<>();
+
+    @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+        description = "Netty transport of the load client (and of bench's server): auto (io_uring where the kernel offers it, " +
+            "else nio), nio or io_uring (default: ${DEFAULT-VALUE}).")
+    NettyTransport transport;
 
     @CommandLine.Option(names = "--mode", defaultValue = "closed", description = "closed or open loop (default: ${DEFAULT-VALUE}).")
     String mode;

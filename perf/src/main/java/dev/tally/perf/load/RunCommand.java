@@ -22,7 +22,7 @@ final class RunCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final Target target = Target.parse(url, apiKey);
+        final Target target = Target.parse(url, apiKey).withTransport(load.transport);
         final List<ScenarioRun.Outcome> outcomes = new ArrayList<>();
         for (final LoadSpec spec : load.specs())
         {

@@ -1,5 +1,6 @@
 package dev.tally.perf.load;
 
+import dev.tally.gateway.http.NettyTransport;
 import java.net.URI;
 
 /**
@@ -9,8 +10,9 @@ import java.net.URI;
  * @param host   always {@code 127.0.0.1}.
  * @param port   the server's port.
  * @param apiKey the bearer key of the tenant the run acts as.
+ * @param transport how the load generator's event loops reach their sockets (the server picks its own).
  */
-public record Target(String host, int port, String apiKey)
+public record Target(String host, int port, String apiKey, NettyTransport transport)
 {
     public static final String LOOPBACK = "127.0.0.1";
 
@@ -28,6 +30,19 @@ public record Target(String host, int port, String apiKey)
         {
             throw new IllegalArgumentException("the API key must be visible ASCII");
         }
+        transport = transport.resolve();
+    }
+
+    /** Connecting over {@link NettyTransport#AUTO}: io_uring where the kernel offers it. */
+    public Target(final String host, final int port, final String apiKey)
+    {
+        this(host, port, apiKey, NettyTransport.AUTO);
+    }
+
+    /** @return this target reached over {@code transport}. */
+    public Target withTransport(final NettyTransport transport)
+    {
+        return new Target(host, port, apiKey, transport);
     }
 
     /**

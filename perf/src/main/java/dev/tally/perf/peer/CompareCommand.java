@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.gateway.http.NettyTransport;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -115,6 +117,11 @@ final class CompareCommand implements Callable<Integer>
         description = "A uniform run against each system before the first scenario, not reported, so the JIT has compiled the " +
             "request path; 0 for none (default: ${DEFAULT-VALUE}).")
     int warmupRunSeconds;
+
+    @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+        description = "Netty transport of Tally, the peer and the load client alike: auto (io_uring where the kernel offers it, " +
+            "else nio), nio or io_uring (default: ${DEFAULT-VALUE}).")
+    NettyTransport transport;
 
     @CommandLine.Option(names = "--peer-pool", defaultValue = "" + PeerConfig.POOL_SIZE_DEFAULT,
         description = "Peer: HikariCP connections = JDBC threads (default: ${DEFAULT-VALUE}).")
@@ -217,7 +224,7 @@ final class CompareCommand implements Callable<Integer>
         new SecureRandom().nextBytes(secret);
         final String peerKey = "peer-" + HexFormat.of().formatHex(secret);
         final PeerConfig peerConfig = new PeerConfig(sync, peerPool, 16_384, peerIoThreads, TransferPath.parse(peerPath),
-            List.of("peer:" + peerKey), 0);
+            List.of("peer:" + peerKey), 0, transport);
         InProcessServer tally = null;
         PeerServer peer = null;
         try
@@ -229,7 +236,7 @@ final class CompareCommand implements Callable<Integer>
             {
                 out.println(InProcessServer.describe(tallySettings(sync, specs)) + ", data in " + tally.dataDir());
             }
-            final Target peerTarget = peer == null ? null : new Target(Target.LOOPBACK, peer.port(), peerKey);
+            final Target peerTarget = peer == null ? null : new Target(Target.LOOPBACK, peer.port(), peerKey, transport);
             if (peer != null)
             {
                 out.println(peer.describe());
@@ -480,7 +487,7 @@ final class CompareCommand implements Callable<Integer>
         return new InProcessServer.Settings(sync ? Durability.SYNC : Durability.ASYNC,
             WaitStrategyName.valueOf(tallyWaitStrategy.trim().toUpperCase(Locale.ROOT)), tallyIoThreads, 16_384, 100,
             tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (rounds * specs.size() + 1), tallyKeysMax, null,
-            onOff(tallyReadModel), ASYNC_FORCE_INTERVAL_MS);
+            onOff(tallyReadModel), ASYNC_FORCE_INTERVAL_MS, transport);
     }
 
     static boolean onOff(final String value)

@@ -1,5 +1,7 @@
 package dev.tally.perf.peer;
 
+import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.gateway.http.NettyTransport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -30,12 +32,17 @@ final class PeerCommand implements Callable<Integer>
     @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
     int ioThreads;
 
+    @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+        description = "Netty transport: auto (io_uring where the kernel offers it, else nio), nio or io_uring (default: ${DEFAULT-VALUE}).")
+    NettyTransport transport;
+
+
     @Override
     public Integer call() throws Exception
     {
         CompareMain.quietLogs();
         final PeerConfig config = new PeerConfig(CompareCommand.onOff(synchronousCommit), pool, 16_384, ioThreads, TransferPath.parse(path),
-            apiKeys, port);
+            apiKeys, port, transport);
         final CountDownLatch stopped = new CountDownLatch(1);
         final PeerServer peer = new PeerServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

@@ -1,5 +1,6 @@
 package dev.tally.perf.peer;
 
+import dev.tally.gateway.http.NettyTransport;
 import java.util.List;
 
 /**
@@ -13,9 +14,10 @@ import java.util.List;
  * @param path              function (one round trip) or plain statements.
  * @param apiKeys           {@code TENANT:KEY} pairs, as Tally's {@code --api-key}.
  * @param port              HTTP port on 127.0.0.1; 0 picks a free one.
+ * @param transport         the Netty transport, as Tally's {@code --transport}: the same front end on both sides.
  */
 public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, int ioThreads, TransferPath path, List<String> apiKeys,
-    int port)
+    int port, NettyTransport transport)
 {
     public static final int POOL_SIZE_MAX = 256;
     public static final int QUEUE_MAX = 1 << 20;
@@ -51,6 +53,14 @@ public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, 
             throw new IllegalArgumentException("port must be 0..65535, was " + port);
         }
         apiKeys = List.copyOf(apiKeys);
+        transport = transport.resolve();
+    }
+
+    /** Over {@link NettyTransport#AUTO}. */
+    public PeerConfig(final boolean synchronousCommit, final int poolSize, final int queueMax, final int ioThreads, final TransferPath path,
+        final List<String> apiKeys, final int port)
+    {
+        this(synchronousCommit, poolSize, queueMax, ioThreads, path, apiKeys, port, NettyTransport.AUTO);
     }
 
     /** @return the defaults with one API key and the given durability. */
@@ -62,12 +72,12 @@ public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, 
     /** @return a copy with another pool size. */
     public PeerConfig withPoolSize(final int size)
     {
-        return new PeerConfig(synchronousCommit, size, queueMax, ioThreads, path, apiKeys, port);
+        return new PeerConfig(synchronousCommit, size, queueMax, ioThreads, path, apiKeys, port, transport);
     }
 
     /** @return a copy with another transfer path ({@code function} or {@code statements}). */
     public PeerConfig withPath(final String name)
     {
-        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, TransferPath.parse(name), apiKeys, port);
+        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, TransferPath.parse(name), apiKeys, port, transport);
     }
 }

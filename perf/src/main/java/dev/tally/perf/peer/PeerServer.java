@@ -8,9 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import java.net.InetSocketAddress;
@@ -62,11 +60,11 @@ public final class PeerServer implements AutoCloseable
         jdbc.prestartAllCoreThreads();
         // 3. HTTP on loopback.
         final PeerLedger ledger = new PeerLedger(config.path());
-        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        boss = new MultiThreadIoEventLoopGroup(1, config.transport().ioHandlers());
+        workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), config.transport().ioHandlers());
         serverChannel = new ServerBootstrap()
             .group(boss, workers)
-            .channel(NioServerSocketChannel.class)
+            .channel(config.transport().serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(new ChannelInitializer<SocketChannel>()
@@ -135,10 +133,10 @@ public final class PeerServer implements AutoCloseable
     {
         return String.format(java.util.Locale.ROOT,
             "peer: PostgreSQL %s on port %d (synchronous_commit=%s, fsync=%s, shared_buffers=%s, wal_sync_method=%s), transfer path %s, " +
-                "HikariCP pool %d = JDBC threads, queue %,d, %d I/O thread(s), HTTP port %d",
+                "HikariCP pool %d = JDBC threads, queue %,d, %d I/O thread(s) on %s, HTTP port %d",
             database.show("server_version"), database.port(), database.show("synchronous_commit"), database.show("fsync"),
             database.show("shared_buffers"), database.show("wal_sync_method"), config.path().cliName(), config.poolSize(), config.queueMax(),
-            config.ioThreads(), port());
+            config.ioThreads(), config.transport().cliName(), port());
     }
 
     @Override
