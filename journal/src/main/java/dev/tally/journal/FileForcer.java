@@ -21,8 +21,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * one last time and the directory is fsync'ed so the new file's name survives a power loss.
  *
  * <p>Before each force it lets {@link WrittenPageUnmapper} drop the process's mappings of the pages appended since
- * the last one, so that the force sends no TLB shoot-down per page; after it, it lets {@link AheadZeroFill} write zeros
- * ahead of the append position, so that appends do not fault into holes (see each).
+ * the last one, so that the force sends no TLB shoot-down per page; after it, it lets {@link ForcedPageDropper} give
+ * those pages, now clean, back to the kernel, and then {@link AheadZeroFill} write zeros ahead of the append position,
+ * so that appends do not fault into holes (see each).
  *
  * <p>Allocates only when the file changes (once an hour).
  */
@@ -30,17 +31,20 @@ final class FileForcer implements AutoCloseable
 {
     private final AheadZeroFill zeroFill;
     private final WrittenPageUnmapper unmapper;
+    private final ForcedPageDropper dropper;
     private File file;
     private FileChannel channel;
 
     /**
      * @param zeroFillAheadBytes how far ahead of the append position to zero-fill; 0 for never.
      * @param unmapWrittenPages  whether to unmap the pages appended since the last force before each force.
+     * @param dropForcedPages    whether to drop those pages from the page cache after the force (only with the above).
      */
-    FileForcer(final long zeroFillAheadBytes, final boolean unmapWrittenPages)
+    FileForcer(final long zeroFillAheadBytes, final boolean unmapWrittenPages, final boolean dropForcedPages)
     {
         this.zeroFill = new AheadZeroFill(zeroFillAheadBytes);
         this.unmapper = new WrittenPageUnmapper(unmapWrittenPages);
+        this.dropper = new ForcedPageDropper(unmapWrittenPages && dropForcedPages);
     }
 
     /**
@@ -57,6 +61,8 @@ final class FileForcer implements AutoCloseable
         }
         unmapper.beforeForce(chunk, appendPosition);
         channel.force(false);
+        // before the fill, so that the fill's new pages can be the ones just handed back
+        dropper.afterForce(unmapper.lastUnmappedFrom(), unmapper.lastUnmappedTo());
         zeroFill.afterForce(channel, appendPosition);
     }
 
@@ -64,6 +70,18 @@ final class FileForcer implements AutoCloseable
     boolean unmapsWrittenPages()
     {
         return unmapper.enabled();
+    }
+
+    /** @return whether the pages forced are dropped from the page cache after each force (tests). */
+    boolean dropsForcedPages()
+    {
+        return dropper.enabled();
+    }
+
+    /** @return bytes of the journal's page cache dropped after forces (tests). */
+    long droppedBytes()
+    {
+        return dropper.droppedBytes();
     }
 
     /** @return the end of the zero-filled region of the current file (tests). */
@@ -82,6 +100,7 @@ final class FileForcer implements AutoCloseable
         }
         channel = FileChannel.open(current.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         file = current;
+        dropper.open(current.getAbsolutePath());
         zeroFill.reset();
         unmapper.reset();
         forceDirectory(current.toPath().toAbsolutePath().getParent());
@@ -98,6 +117,7 @@ final class FileForcer implements AutoCloseable
     @Override
     public void close() throws IOException
     {
+        dropper.close();
         if (null != channel)
         {
             channel.close();

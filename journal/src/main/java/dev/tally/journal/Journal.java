@@ -103,7 +103,7 @@ public final class Journal implements AutoCloseable
     {
         this.config = config;
         this.queue = queue;
-        this.forcer = new FileForcer(config.zeroFillAheadBytes(), config.unmapWrittenPages());
+        this.forcer = new FileForcer(config.zeroFillAheadBytes(), config.unmapWrittenPages(), config.dropForcedPages());
         this.appender = queue.createAppender();
         this.reader = new JournalReader(queue, false);
         this.recovery = recover();
@@ -329,6 +329,18 @@ public final class Journal implements AutoCloseable
     boolean unmapsWrittenPages()
     {
         return forcer.unmapsWrittenPages();
+    }
+
+    /** @return whether the pages a force wrote back are dropped from the page cache after it (tests). */
+    boolean dropsForcedPages()
+    {
+        return forcer.dropsForcedPages();
+    }
+
+    /** @return bytes of the current cycle file's page cache dropped after forces so far (tests). */
+    long droppedBytes()
+    {
+        return forcer.droppedBytes();
     }
 
     /**

@@ -26,6 +26,10 @@ import java.util.Objects;
  *                                last one, so that the force write-protects no mapped page (one TLB shoot-down per
  *                                page otherwise; see {@code WrittenPageUnmapper}). Linux only; on by default, and
  *                                off with {@code -D}{@value #UNMAP_WRITTEN_PAGES_PROPERTY}{@code =false}.
+ * @param dropForcedPages         after each force, drop from the page cache the pages it wrote back that were unmapped
+ *                                before it, so that the journal recycles memory instead of taking new pages (see
+ *                                {@code ForcedPageDropper}). Only with {@code unmapWrittenPages}; Linux only; on by
+ *                                default, and off with {@code -D}{@value #DROP_FORCED_PAGES_PROPERTY}{@code =false}.
  */
 public record JournalConfig(
     Path directory,
@@ -35,7 +39,8 @@ public record JournalConfig(
     boolean truncateAfterCorruption,
     long zeroFillAheadBytes,
     long asyncForceIntervalMs,
-    boolean unmapWrittenPages)
+    boolean unmapWrittenPages,
+    boolean dropForcedPages)
 {
     /** Default tail window: larger than any Disruptor ring Tally configures. */
     public static final int TAIL_SCAN_RECORD_COUNT_DEFAULT = 1 << 16;
@@ -52,6 +57,8 @@ public record JournalConfig(
     public static final long ASYNC_FORCE_INTERVAL_MS_MAX = 60_000;
     /** The JVM property that turns {@link #unmapWrittenPages()} off for {@link #of}'s configurations (A/B runs, operators). */
     public static final String UNMAP_WRITTEN_PAGES_PROPERTY = "tally.journal.unmapWrittenPages";
+    /** The JVM property that turns {@link #dropForcedPages()} off for {@link #of}'s configurations (A/B runs, operators). */
+    public static final String DROP_FORCED_PAGES_PROPERTY = "tally.journal.dropForcedPages";
 
     public JournalConfig
     {
@@ -86,41 +93,49 @@ public record JournalConfig(
     {
         return new JournalConfig(directory, durability, TAIL_SCAN_RECORD_COUNT_DEFAULT, BLOCK_SIZE_BYTES_DEFAULT, false,
             ZERO_FILL_AHEAD_BYTES_DEFAULT, ASYNC_FORCE_INTERVAL_MS_DEFAULT,
-            Boolean.parseBoolean(System.getProperty(UNMAP_WRITTEN_PAGES_PROPERTY, "true")));
+            Boolean.parseBoolean(System.getProperty(UNMAP_WRITTEN_PAGES_PROPERTY, "true")),
+            Boolean.parseBoolean(System.getProperty(DROP_FORCED_PAGES_PROPERTY, "true")));
     }
 
     /** @return a copy that cuts intact records after a corrupt one instead of refusing to open. */
     public JournalConfig withTruncateAfterCorruption(final boolean truncate)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncate, zeroFillAheadBytes,
-            asyncForceIntervalMs, unmapWrittenPages);
+            asyncForceIntervalMs, unmapWrittenPages, dropForcedPages);
     }
 
     /** @return a copy with another tail window. */
     public JournalConfig withTailScanRecordCount(final int count)
     {
         return new JournalConfig(directory, durability, count, blockSizeBytes, truncateAfterCorruption, zeroFillAheadBytes,
-            asyncForceIntervalMs, unmapWrittenPages);
+            asyncForceIntervalMs, unmapWrittenPages, dropForcedPages);
     }
 
     /** @return a copy that zero-fills {@code bytes} ahead of the appends (0: never). */
     public JournalConfig withZeroFillAheadBytes(final long bytes)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption, bytes,
-            asyncForceIntervalMs, unmapWrittenPages);
+            asyncForceIntervalMs, unmapWrittenPages, dropForcedPages);
     }
 
     /** @return a copy that, under {@link Durability#ASYNC}, forces at most every {@code ms} (0: never). */
     public JournalConfig withAsyncForceIntervalMs(final long ms)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
-            zeroFillAheadBytes, ms, unmapWrittenPages);
+            zeroFillAheadBytes, ms, unmapWrittenPages, dropForcedPages);
     }
 
     /** @return a copy that does (or does not) unmap the pages appended since the last force before each force. */
     public JournalConfig withUnmapWrittenPages(final boolean unmap)
     {
         return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
-            zeroFillAheadBytes, asyncForceIntervalMs, unmap);
+            zeroFillAheadBytes, asyncForceIntervalMs, unmap, dropForcedPages);
+    }
+
+    /** @return a copy that does (or does not) drop the pages a force wrote back from the page cache after it. */
+    public JournalConfig withDropForcedPages(final boolean drop)
+    {
+        return new JournalConfig(directory, durability, tailScanRecordCount, blockSizeBytes, truncateAfterCorruption,
+            zeroFillAheadBytes, asyncForceIntervalMs, unmapWrittenPages, drop);
     }
 }

@@ -39,6 +39,9 @@ final class WrittenPageUnmapper
     private PosixAPI posix;
     /** Offset in the current cycle file: the pages before it (those of the current chunk) were advised. */
     private long unmappedTo;
+    /** The file range the last {@link #beforeForce} advised: empty ({@code from == to}) when it advised nothing. */
+    private long lastFrom;
+    private long lastTo;
 
     /** @param enabled false: never advise (and never load the native library). */
     WrittenPageUnmapper(final boolean enabled)
@@ -68,6 +71,8 @@ final class WrittenPageUnmapper
     void reset()
     {
         unmappedTo = 0;
+        lastFrom = 0;
+        lastTo = 0;
     }
 
     /**
@@ -79,6 +84,8 @@ final class WrittenPageUnmapper
      */
     void beforeForce(final BytesStore<?, ?> store, final long appendPosition)
     {
+        lastFrom = unmappedTo;
+        lastTo = unmappedTo;
         if (null == posix || !(store instanceof MappedBytesStore))
         {
             return;
@@ -109,6 +116,8 @@ final class WrittenPageUnmapper
             return;
         }
         unmappedTo = to;
+        lastFrom = from;
+        lastTo = to;
     }
 
     /** @return whether {@code madvise} succeeded (false also if the binding threw). */
@@ -122,6 +131,18 @@ final class WrittenPageUnmapper
         {
             return false;
         }
+    }
+
+    /** @return the start of the file range the last {@link #beforeForce} unmapped (whole pages). */
+    long lastUnmappedFrom()
+    {
+        return lastFrom;
+    }
+
+    /** @return the end of that range; equal to {@link #lastUnmappedFrom()} when it unmapped nothing. */
+    long lastUnmappedTo()
+    {
+        return lastTo;
     }
 
     /** @return whether it still advises (false when configured off, not on Linux, or after a failed call). */

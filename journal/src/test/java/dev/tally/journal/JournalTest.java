@@ -351,7 +351,7 @@ class JournalTest
         assertThrows(IllegalArgumentException.class,
             () -> JournalConfig.of(dir, Durability.SYNC).withTailScanRecordCount(0));
         assertThrows(IllegalArgumentException.class,
-            () -> new JournalConfig(dir, Durability.SYNC, 10, (64L << 20) + 1, false, 0, 0, true));
+            () -> new JournalConfig(dir, Durability.SYNC, 10, (64L << 20) + 1, false, 0, 0, true, true));
         assertThrows(NullPointerException.class, () -> JournalConfig.of(dir, null));
     }
 

@@ -1,6 +1,5 @@
 package dev.tally.journal;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -29,10 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class WrittenPageUnmapperTest
 {
     private static final Path SMAPS = Path.of("/proc/self/smaps");
-    private static final long CLOCK_START_NS = 1_767_225_600_000_000_000L;
     /** Well past Chronicle's first chunk's header and index pages, well inside its 64 MiB chunk. */
     private static final long APPENDED_BYTES = 4L << 20;
-    private static final int RECORDS_PER_FORCE = 100;
 
     @TempDir
     Path unmapping;
@@ -47,13 +44,13 @@ class WrittenPageUnmapperTest
         try (Journal journal = Journal.open(JournalConfig.of(unmapping, Durability.SYNC).withUnmapWrittenPages(true)))
         {
             assertTrue(journal.unmapsWrittenPages(), "the unmapper is on, on Linux");
-            appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
+            ForcedAppends.appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
             unmappedRss = mappedBytes(unmapping);
         }
         final long mappedRss;
         try (Journal journal = Journal.open(JournalConfig.of(mapped, Durability.SYNC).withUnmapWrittenPages(false)))
         {
-            appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
+            ForcedAppends.appendAndForceUntil(journal, APPENDED_BYTES, new ArrayList<>());
             mappedRss = mappedBytes(mapped);
         }
         System.out.printf("queue file mapped after %,d bytes of appends: %,d bytes with unmapping, %,d without%n",
@@ -71,51 +68,20 @@ class WrittenPageUnmapperTest
     void shouldReadBackEveryRecordWrittenToPagesItUnmappedAcrossChunks()
     {
         final List<Command> appended = new ArrayList<>();
-        // 1 MiB chunks (Chronicle's smallest), so that the appends cross from one mapped chunk to the next four times
-        final JournalConfig smallChunks = new JournalConfig(unmapping, Durability.SYNC, JournalConfig.TAIL_SCAN_RECORD_COUNT_DEFAULT,
-            JournalConfig.BLOCK_SIZE_BYTES_MIN, false, JournalConfig.ZERO_FILL_AHEAD_BYTES_DEFAULT,
-            JournalConfig.ASYNC_FORCE_INTERVAL_MS_DEFAULT, true);
+        // 1 MiB chunks, so that the appends cross from one mapped chunk to the next four times
+        final JournalConfig smallChunks = ForcedAppends.smallChunks(unmapping, true, false);
         try (Journal journal = Journal.open(smallChunks))
         {
-            appendAndForceUntil(journal, 5L << 20, appended);
+            ForcedAppends.appendAndForceUntil(journal, 5L << 20, appended);
             assertTrue(journal.unmapsWrittenPages(), "no advice failed, across the chunk boundaries too");
-            assertReplaysAll(journal, appended); // the same process, through the mappings it dropped
+            ForcedAppends.assertReplaysAll(journal, appended); // the same process, through the mappings it dropped
         }
         try (Journal journal = Journal.open(JournalConfig.of(unmapping, Durability.SYNC)))
         {
-            assertReplaysAll(journal, appended); // a new mapping of the same file
+            ForcedAppends.assertReplaysAll(journal, appended); // a new mapping of the same file
         }
     }
 
-    private static void assertReplaysAll(final Journal journal, final List<Command> appended)
-    {
-        final List<Command> replayed = new ArrayList<>();
-        final ReplayResult result = journal.replay(0, command -> replayed.add(new Command().copyFrom(command)));
-        assertEquals(ReplayStatus.COMPLETE, result.status());
-        assertEquals(appended.size(), replayed.size());
-        for (int i = 0; i < appended.size(); i++)
-        {
-            TestCommands.assertSameCommand(appended.get(i), replayed.get(i));
-        }
-    }
-
-    /** Appends {@link #RECORDS_PER_FORCE} records per force until {@code bytes} are appended, and keeps a copy of each. */
-    private static void appendAndForceUntil(final Journal journal, final long bytes, final List<Command> appended)
-    {
-        long seed = 0;
-        while (journal.appendPosition() < bytes)
-        {
-            for (int r = 0; r < RECORDS_PER_FORCE; r++, seed++)
-            {
-                final Command command = TestCommands.mixed(seed);
-                journal.stampAndAppend(command, CLOCK_START_NS + seed);
-                appended.add(new Command().copyFrom(command));
-            }
-            journal.endOfBatch();
-        }
-    }
-
-    /** @return bytes of {@code directory}'s queue files mapped in this process (resident in its page tables). */
     private static long mappedBytes(final Path directory) throws IOException
     {
         final String prefix = directory.toRealPath() + "/";
