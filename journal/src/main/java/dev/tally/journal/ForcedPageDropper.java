@@ -27,7 +27,9 @@ import net.openhft.chronicle.core.OS;
  * server reads the journal behind the appender. A failed call turns it off for good: the journal is as correct without
  * it. The file is opened a second time, read-only, for the call (the descriptor of a {@code FileChannel} is not public).
  *
- * <p>Linux only, through jnr-ffi (which Chronicle's own POSIX binding uses), so Tally ships no native code. Owned by
+ * <p>Linux only, through jnr-ffi (which Chronicle's own POSIX binding uses), so Tally ships no native code. That binding
+ * ({@code PosixAPI}, which {@link WrittenPageUnmapper} calls) has {@code open} and {@code close} but no
+ * {@code posix_fadvise}, hence the three calls of its own here. Owned by
  * {@link FileForcer}; allocation-free after {@link #open}.
  */
 final class ForcedPageDropper implements AutoCloseable
@@ -97,16 +99,8 @@ final class ForcedPageDropper implements AutoCloseable
     {
         final long from = pendingFrom;
         final long to = pendingTo;
-        if (toNow - fromNow >= PAGE_BYTES)
-        {
-            pendingFrom = fromNow;
-            pendingTo = toNow;
-        }
-        else
-        {
-            pendingFrom = 0;
-            pendingTo = 0;
-        }
+        pendingFrom = fromNow;
+        pendingTo = toNow;
         if (null == libc || fd < 0 || to - from < PAGE_BYTES)
         {
             return;
