@@ -12,15 +12,44 @@ import org.agrona.MutableDirectBuffer;
 
 /**
  * Encodes and decodes one {@link Command} as a journal record, reading and writing the fields in place
- * at fixed offsets of an Agrona buffer (a flyweight: no intermediate object, no allocation).
+ * in an Agrona buffer (a flyweight: no intermediate object, no allocation).
  *
- * <p>Layout, version 1, little-endian. Every command type uses the same layout so that the codec is
- * lossless whatever fields a type uses; only the reference text (just {@code referenceLength} bytes are written)
- * and a transfer's metadata (only when it has some) are variable.
+ * <p>It writes layout version 2 and reads versions 1 and 2, little-endian both. Every command type uses the same
+ * layout, so the codec is lossless whatever fields a type uses.
+ *
+ * <p><b>Version 2</b>, written since session 21: the fields of version 1 in the same order, but only those that are
+ * not zero, with a bit set for each in {@code present}. A type writes none of the fields it does not use (a transfer
+ * has no account, overdraft limit, target or hold timeout), so a transfer takes 110 bytes (106 at batch position 0;
+ * 16 more with a reference, plus its text) where version 1 takes 162: fewer bytes for the journaler to copy, page in,
+ * checksum and force.
  *
  * <pre>
  * offset size  field
- *      0    1  version                    u8   = {@link #VERSION}
+ *      0    1  version                    u8   = {@link #VERSION} (2)
+ *      1    1  record type                u8   {@link CommandType#code()}
+ *      2    2  record length              u16
+ *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..31 clear
+ *      8       fields                          each present field, in the order of this list, at its size:
+ *                                              0 batchSize i32, 1 journalIndex i64, 2 timestampNs i64, 3 tenantId i64,
+ *                                              4 keyHi i64, 5 keyLo i64, 6 fingerprintHi i64, 7 fingerprintLo i64,
+ *                                              8 batchPosition i32, 9 currency i32, 10 accountId i64,
+ *                                              11 debitAccountId i64, 12 creditAccountId i64, 13 amountMinor i64,
+ *                                              14 overdraftLimitMinor i64, 15 targetIdHi i64, 16 targetIdLo i64,
+ *                                              17 holdTimeoutMs i64, 18 referenceHi i64, 19 referenceLo i64,
+ *                                              20 subBalances i32; an absent field reads as 0
+ *      f    1  flags                      u8   as in version 1
+ *    f+1    1  referenceLength            u8
+ *    f+2    n  reference
+ *  f+2+n    2  metadataLength             u16  only with flag bit 4, as in version 1
+ *  f+4+n    m  metadata
+ *      e    4  crc32c                     over bytes [0, e)
+ * </pre>
+ *
+ * <p><b>Version 1</b>, the layout journals written before version 2 hold; every field at a fixed offset:
+ *
+ * <pre>
+ * offset size  field
+ *      0    1  version                    u8   = {@link #VERSION_1}
  *      1    1  record type                u8   {@link CommandType#code()}
  *      2    2  record length              u16  {@link #FIXED_LENGTH} + referenceLength (+ 2 + metadataLength)
  *      4    4  batchSize                  i32
@@ -53,21 +82,23 @@ import org.agrona.MutableDirectBuffer;
  *      e    4  crc32c                     over bytes [0, e): e = 158+n without metadata, 160+n+m with it
  * </pre>
  *
- * <p>A record is 162 to 226 bytes without metadata (the layout of records written before metadata existed,
- * unchanged), up to 1,252 with it. A binary older than flag bit 4 reads a record that has metadata as
- * {@code BAD_LENGTH}: do not roll back past it onto a journal that has such records.
+ * <p>A version 1 record is 162 to 226 bytes without metadata, up to 1,252 with it. A binary older than flag bit 4
+ * reads a record that has metadata as {@code BAD_LENGTH}, and one older than version 2 reads a version 2 record as
+ * {@code UNKNOWN_VERSION}: do not roll back past either onto a journal that has such records.
  *
  * <p>Decoding checks, in this order, the length available, the version, the announced length, the CRC32C, the
- * type, the reference length and the metadata length (1..{@link LedgerLimits#METADATA_LENGTH_MAX}, and that the
- * lengths add up to the record's), and reports the first failure as a {@link DecodeStatus}; a record that fails
- * any check leaves the target command unspecified.
+ * type, the fields present (version 2), the reference length and the metadata length
+ * (1..{@link LedgerLimits#METADATA_LENGTH_MAX}, and that the lengths add up to the record's), and reports the first
+ * failure as a {@link DecodeStatus}; a record that fails any check leaves the target command unspecified.
  *
- * <p>One instance per thread: it owns a {@link CRC32C} and a scratch array that it reuses.
+ * <p>One instance per thread: it owns a {@link CRC32C}, a scratch array and a cursor that it reuses.
  */
 public final class CommandCodec
 {
-    /** Version byte of the layout above. Bump it (and keep decoding the old one) on any change. */
-    public static final int VERSION = 1;
+    /** Version byte of the layout written. Bump it (and keep decoding the old ones) on any change. */
+    public static final int VERSION = 2;
+    /** Version byte of the fixed-offset layout written before version 2, still read. */
+    public static final int VERSION_1 = 1;
 
     static final int BATCH_SIZE_OFFSET = RecordHeader.LENGTH;
     static final int JOURNAL_INDEX_OFFSET = BATCH_SIZE_OFFSET + Integer.BYTES;
@@ -104,31 +135,111 @@ public final class CommandCodec
     static final int FLAG_METADATA = 1 << 4;
     static final int METADATA_LENGTH_SIZE = Short.BYTES;
 
-    /** Bytes of a record whose reference is empty: everything but the reference text. */
+    /** Version 1: bytes of a record whose reference is empty, everything but the reference text. */
     public static final int FIXED_LENGTH = REFERENCE_OFFSET + RecordHeader.CHECKSUM_SIZE;
-    /** Bytes of the smallest record. */
-    public static final int ENCODED_LENGTH_MIN = FIXED_LENGTH;
-    /** Bytes of the largest record: a full-length reference and the most metadata. */
-    public static final int ENCODED_LENGTH_MAX =
-        FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX + METADATA_LENGTH_SIZE + LedgerLimits.METADATA_LENGTH_MAX;
+
+    /** Version 2: where {@code present} sits, and where the fields it announces start. */
+    static final int PRESENT_OFFSET = RecordHeader.LENGTH;
+    static final int FIELDS_OFFSET = PRESENT_OFFSET + Integer.BYTES;
+    static final int FIELD_BATCH_SIZE = 0;
+    static final int FIELD_JOURNAL_INDEX = 1;
+    static final int FIELD_TIMESTAMP_NS = 2;
+    static final int FIELD_TENANT_ID = 3;
+    static final int FIELD_KEY_HI = 4;
+    static final int FIELD_KEY_LO = 5;
+    static final int FIELD_FINGERPRINT_HI = 6;
+    static final int FIELD_FINGERPRINT_LO = 7;
+    static final int FIELD_BATCH_POSITION = 8;
+    static final int FIELD_CURRENCY = 9;
+    static final int FIELD_ACCOUNT_ID = 10;
+    static final int FIELD_DEBIT_ACCOUNT_ID = 11;
+    static final int FIELD_CREDIT_ACCOUNT_ID = 12;
+    static final int FIELD_AMOUNT_MINOR = 13;
+    static final int FIELD_OVERDRAFT_LIMIT_MINOR = 14;
+    static final int FIELD_TARGET_ID_HI = 15;
+    static final int FIELD_TARGET_ID_LO = 16;
+    static final int FIELD_HOLD_TIMEOUT_MS = 17;
+    static final int FIELD_REFERENCE_HI = 18;
+    static final int FIELD_REFERENCE_LO = 19;
+    static final int FIELD_SUB_BALANCES = 20;
+    /** The bits {@code present} may have. */
+    static final int FIELD_BITS = (1 << (FIELD_SUB_BALANCES + 1)) - 1;
+    /** The fields of four bytes; the others take eight. */
+    static final int INT_FIELD_BITS =
+        1 << FIELD_BATCH_SIZE | 1 << FIELD_BATCH_POSITION | 1 << FIELD_CURRENCY | 1 << FIELD_SUB_BALANCES;
+    /** Version 2: bytes of the fields when every one is present, 17 longs and 4 ints (a compile-time constant). */
+    static final int FIELDS_LENGTH_MAX = 17 * Long.BYTES + 4 * Integer.BYTES;
+    /** Version 2: bytes of everything but the fields, the reference text and the metadata. */
+    static final int FRAME_LENGTH = FIELDS_OFFSET + 2 * Byte.BYTES + RecordHeader.CHECKSUM_SIZE;
+
+    /** Bytes of the smallest record: version 2, no field, no reference. */
+    public static final int ENCODED_LENGTH_MIN = FRAME_LENGTH;
+    /** Bytes of the largest record: version 2 with every field, a full-length reference and the most metadata. */
+    public static final int ENCODED_LENGTH_MAX = FRAME_LENGTH + FIELDS_LENGTH_MAX +
+        LedgerLimits.REFERENCE_LENGTH_MAX + METADATA_LENGTH_SIZE + LedgerLimits.METADATA_LENGTH_MAX;
 
     private final CRC32C crc = new CRC32C();
     private final byte[] crcScratch = new byte[ENCODED_LENGTH_MAX];
+    /** The layout {@link #encode} writes: {@link #VERSION}, or {@link #VERSION_1} to make old journals (tests). */
+    private final int writeVersion;
+    /** Version 2: where the next field goes, or comes from, and which fields are present. */
+    private int cursor;
+    private int present;
 
-    /** @return bytes {@code command} takes once encoded. */
-    public static int encodedLength(final Command command)
+    /** A codec that writes the current layout ({@link #VERSION}) and reads every layout. */
+    public CommandCodec()
     {
-        return FIXED_LENGTH + command.referenceLength + metadataBytes(command.metadataLength);
+        this(VERSION);
     }
 
-    /** @return bytes the metadata takes in a record: none without metadata, else its length field and itself. */
-    private static int metadataBytes(final int metadataLength)
+    private CommandCodec(final int writeVersion)
     {
-        return metadataLength == 0 ? 0 : METADATA_LENGTH_SIZE + metadataLength;
+        this.writeVersion = writeVersion;
+    }
+
+    /** @return a codec that writes layout version 1, as binaries before version 2 did (tests of old journals). */
+    static CommandCodec writingVersion1()
+    {
+        return new CommandCodec(VERSION_1);
+    }
+
+    /** @return bytes {@code command} takes once encoded in the current layout. */
+    public static int encodedLength(final Command command)
+    {
+        return FRAME_LENGTH + fieldsLength(presentFields(command)) + command.referenceLength +
+            metadataBytes(command.metadataLength);
+    }
+
+    /** @return the bits of the fields of {@code command} that are not zero: the ones version 2 writes. */
+    private static int presentFields(final Command command)
+    {
+        return bit(FIELD_BATCH_SIZE, command.batchSize != 0) | bit(FIELD_JOURNAL_INDEX, command.journalIndex != 0) |
+            bit(FIELD_TIMESTAMP_NS, command.timestampNs != 0) | bit(FIELD_TENANT_ID, command.tenantId != 0) |
+            bit(FIELD_KEY_HI, command.keyHi != 0) | bit(FIELD_KEY_LO, command.keyLo != 0) |
+            bit(FIELD_FINGERPRINT_HI, command.fingerprintHi != 0) | bit(FIELD_FINGERPRINT_LO, command.fingerprintLo != 0) |
+            bit(FIELD_BATCH_POSITION, command.batchPosition != 0) | bit(FIELD_CURRENCY, command.currency != 0) |
+            bit(FIELD_ACCOUNT_ID, command.accountId != 0) | bit(FIELD_DEBIT_ACCOUNT_ID, command.debitAccountId != 0) |
+            bit(FIELD_CREDIT_ACCOUNT_ID, command.creditAccountId != 0) | bit(FIELD_AMOUNT_MINOR, command.amountMinor != 0) |
+            bit(FIELD_OVERDRAFT_LIMIT_MINOR, command.overdraftLimitMinor != 0) |
+            bit(FIELD_TARGET_ID_HI, command.targetIdHi != 0) | bit(FIELD_TARGET_ID_LO, command.targetIdLo != 0) |
+            bit(FIELD_HOLD_TIMEOUT_MS, command.holdTimeoutMs != 0) | bit(FIELD_REFERENCE_HI, command.referenceHi != 0) |
+            bit(FIELD_REFERENCE_LO, command.referenceLo != 0) | bit(FIELD_SUB_BALANCES, command.subBalances != 0);
+    }
+
+    private static int bit(final int field, final boolean set)
+    {
+        return set ? 1 << field : 0;
+    }
+
+    /** @return bytes the fields of {@code presentBits} take in a version 2 record. */
+    static int fieldsLength(final int presentBits)
+    {
+        return Integer.bitCount(presentBits & INT_FIELD_BITS) * Integer.BYTES +
+            Integer.bitCount(presentBits & ~INT_FIELD_BITS) * Long.BYTES;
     }
 
     /**
-     * Writes {@code command} at {@code offset}.
+     * Writes {@code command} at {@code offset} in the current layout.
      *
      * @return the number of bytes written.
      * @throws IllegalArgumentException when the command has no type, its reference length is outside
@@ -137,28 +248,264 @@ public final class CommandCodec
      */
     public int encode(final Command command, final MutableDirectBuffer buffer, final int offset)
     {
-        final CommandType type = command.type;
-        final int referenceLength = command.referenceLength;
-        if (null == type)
+        return VERSION_1 == writeVersion ? encodeVersion1(command, buffer, offset) : encodeVersion2(command, buffer, offset);
+    }
+
+    /**
+     * Reads the record at {@code offset}, of any layout this build knows, into {@code command} after checking it.
+     *
+     * @param lengthAvailable bytes readable from {@code offset}; may exceed the record.
+     * @return {@link DecodeStatus#OK} and a filled {@code command}, or why the record was refused.
+     */
+    public DecodeStatus decode(
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
+    {
+        if (lengthAvailable >= RecordHeader.LENGTH && RecordHeader.version(buffer, offset) == VERSION_1)
+        {
+            return decodeVersion1(buffer, offset, lengthAvailable, command);
+        }
+        return decodeVersion2(buffer, offset, lengthAvailable, command);
+    }
+
+    private static void checkEncodable(final Command command)
+    {
+        if (null == command.type)
         {
             throw new IllegalArgumentException("command has no type");
         }
-        if (referenceLength < 0 || referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
+        if (command.referenceLength < 0 || command.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
         {
-            throw new IllegalArgumentException("referenceLength out of range: " + referenceLength);
+            throw new IllegalArgumentException("referenceLength out of range: " + command.referenceLength);
         }
+        if (command.metadataLength < 0 || command.metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+        {
+            throw new IllegalArgumentException("metadataLength out of range: " + command.metadataLength);
+        }
+    }
+
+    private int encodeVersion2(final Command command, final MutableDirectBuffer buffer, final int offset)
+    {
+        checkEncodable(command);
+        final int recordLength = encodedLength(command);
+        if (offset < 0 || buffer.capacity() - offset < recordLength)
+        {
+            throw new IllegalArgumentException("buffer too small for a record of " + recordLength + " bytes");
+        }
+        cursor = offset + FIELDS_OFFSET;
+        present = 0;
+        putInt(buffer, FIELD_BATCH_SIZE, command.batchSize);
+        putLong(buffer, FIELD_JOURNAL_INDEX, command.journalIndex);
+        putLong(buffer, FIELD_TIMESTAMP_NS, command.timestampNs);
+        putLong(buffer, FIELD_TENANT_ID, command.tenantId);
+        putLong(buffer, FIELD_KEY_HI, command.keyHi);
+        putLong(buffer, FIELD_KEY_LO, command.keyLo);
+        putLong(buffer, FIELD_FINGERPRINT_HI, command.fingerprintHi);
+        putLong(buffer, FIELD_FINGERPRINT_LO, command.fingerprintLo);
+        putInt(buffer, FIELD_BATCH_POSITION, command.batchPosition);
+        putInt(buffer, FIELD_CURRENCY, command.currency);
+        putLong(buffer, FIELD_ACCOUNT_ID, command.accountId);
+        putLong(buffer, FIELD_DEBIT_ACCOUNT_ID, command.debitAccountId);
+        putLong(buffer, FIELD_CREDIT_ACCOUNT_ID, command.creditAccountId);
+        putLong(buffer, FIELD_AMOUNT_MINOR, command.amountMinor);
+        putLong(buffer, FIELD_OVERDRAFT_LIMIT_MINOR, command.overdraftLimitMinor);
+        putLong(buffer, FIELD_TARGET_ID_HI, command.targetIdHi);
+        putLong(buffer, FIELD_TARGET_ID_LO, command.targetIdLo);
+        putLong(buffer, FIELD_HOLD_TIMEOUT_MS, command.holdTimeoutMs);
+        putLong(buffer, FIELD_REFERENCE_HI, command.referenceHi);
+        putLong(buffer, FIELD_REFERENCE_LO, command.referenceLo);
+        putInt(buffer, FIELD_SUB_BALANCES, command.subBalances);
+        final int referenceLength = command.referenceLength;
         final int metadataLength = command.metadataLength;
-        if (metadataLength < 0 || metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+        buffer.putByte(cursor, flags(command));
+        buffer.putByte(cursor + 1, (byte)referenceLength);
+        buffer.putBytes(cursor + 2, command.reference, 0, referenceLength);
+        if (metadataLength > 0)
         {
-            throw new IllegalArgumentException("metadataLength out of range: " + metadataLength);
+            final int metadataAt = cursor + 2 + referenceLength;
+            buffer.putShort(metadataAt, (short)metadataLength, BYTE_ORDER);
+            buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata.array(), 0, metadataLength);
         }
+        buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION);
+        buffer.putByte(offset + RecordHeader.RECORD_TYPE_OFFSET, (byte)command.type.code());
+        buffer.putShort(offset + RecordHeader.RECORD_LENGTH_OFFSET, (short)recordLength, BYTE_ORDER);
+        buffer.putInt(offset + PRESENT_OFFSET, present, BYTE_ORDER);
+
+        final int checksumOffset = recordLength - RecordHeader.CHECKSUM_SIZE;
+        final int checksum = RecordHeader.crc32c(crc, crcScratch, buffer, offset, checksumOffset);
+        buffer.putInt(offset + checksumOffset, checksum, BYTE_ORDER);
+        return recordLength;
+    }
+
+    private void putLong(final MutableDirectBuffer buffer, final int field, final long value)
+    {
+        if (value != 0)
+        {
+            buffer.putLong(cursor, value, BYTE_ORDER);
+            cursor += Long.BYTES;
+            present |= 1 << field;
+        }
+    }
+
+    private void putInt(final MutableDirectBuffer buffer, final int field, final int value)
+    {
+        if (value != 0)
+        {
+            buffer.putInt(cursor, value, BYTE_ORDER);
+            cursor += Integer.BYTES;
+            present |= 1 << field;
+        }
+    }
+
+    private DecodeStatus decodeVersion2(
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
+    {
+        final DecodeStatus status = verifyCommand(buffer, offset, lengthAvailable, VERSION, ENCODED_LENGTH_MIN);
+        if (DecodeStatus.OK != status)
+        {
+            return status;
+        }
+        final CommandType type = CommandType.fromCode(RecordHeader.recordType(buffer, offset));
+        final int recordLength = RecordHeader.recordLength(buffer, offset);
+        final int presentBits = buffer.getInt(offset + PRESENT_OFFSET, BYTE_ORDER);
+        if ((presentBits & ~FIELD_BITS) != 0)
+        {
+            return DecodeStatus.BAD_LENGTH;
+        }
+        final int fieldsLength = fieldsLength(presentBits);
+        if (FRAME_LENGTH + fieldsLength > recordLength)
+        {
+            return DecodeStatus.BAD_LENGTH;
+        }
+        final int flagsAt = offset + FIELDS_OFFSET + fieldsLength;
+        final int flags = buffer.getByte(flagsAt);
+        final int referenceLength = buffer.getByte(flagsAt + 1) & 0xFF;
+        if (referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX)
+        {
+            return DecodeStatus.BAD_LENGTH;
+        }
+        final int referenceAt = flagsAt + 2;
+        int metadataLength = 0;
+        if ((flags & FLAG_METADATA) != 0)
+        {
+            if (FRAME_LENGTH + fieldsLength + referenceLength + METADATA_LENGTH_SIZE > recordLength)
+            {
+                return DecodeStatus.BAD_LENGTH;
+            }
+            metadataLength = buffer.getShort(referenceAt + referenceLength, BYTE_ORDER) & 0xFFFF;
+            if (metadataLength == 0 || metadataLength > LedgerLimits.METADATA_LENGTH_MAX)
+            {
+                return DecodeStatus.BAD_LENGTH;
+            }
+        }
+        if (FRAME_LENGTH + fieldsLength + referenceLength + metadataBytes(metadataLength) != recordLength)
+        {
+            return DecodeStatus.BAD_LENGTH;
+        }
+
+        if (command.type != type)
+        {
+            command.type = type; // only when it changes: a reused holder (see Command.reset)
+        }
+        cursor = offset + FIELDS_OFFSET;
+        present = presentBits;
+        command.batchSize = getInt(buffer, FIELD_BATCH_SIZE);
+        command.journalIndex = getLong(buffer, FIELD_JOURNAL_INDEX);
+        command.timestampNs = getLong(buffer, FIELD_TIMESTAMP_NS);
+        command.tenantId = getLong(buffer, FIELD_TENANT_ID);
+        command.keyHi = getLong(buffer, FIELD_KEY_HI);
+        command.keyLo = getLong(buffer, FIELD_KEY_LO);
+        command.fingerprintHi = getLong(buffer, FIELD_FINGERPRINT_HI);
+        command.fingerprintLo = getLong(buffer, FIELD_FINGERPRINT_LO);
+        command.batchPosition = getInt(buffer, FIELD_BATCH_POSITION);
+        command.currency = getInt(buffer, FIELD_CURRENCY);
+        command.accountId = getLong(buffer, FIELD_ACCOUNT_ID);
+        command.debitAccountId = getLong(buffer, FIELD_DEBIT_ACCOUNT_ID);
+        command.creditAccountId = getLong(buffer, FIELD_CREDIT_ACCOUNT_ID);
+        command.amountMinor = getLong(buffer, FIELD_AMOUNT_MINOR);
+        command.overdraftLimitMinor = getLong(buffer, FIELD_OVERDRAFT_LIMIT_MINOR);
+        command.targetIdHi = getLong(buffer, FIELD_TARGET_ID_HI);
+        command.targetIdLo = getLong(buffer, FIELD_TARGET_ID_LO);
+        command.holdTimeoutMs = getLong(buffer, FIELD_HOLD_TIMEOUT_MS);
+        command.referenceHi = getLong(buffer, FIELD_REFERENCE_HI);
+        command.referenceLo = getLong(buffer, FIELD_REFERENCE_LO);
+        command.subBalances = getInt(buffer, FIELD_SUB_BALANCES);
+        readFlagsReferenceAndMetadata(buffer, flags, referenceAt, referenceLength, metadataLength, command);
+        return DecodeStatus.OK;
+    }
+
+    /** @return {@link RecordHeader#verify}'s verdict on the record, then whether its type is a command type. */
+    private DecodeStatus verifyCommand(
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final int version, final int recordLengthMin)
+    {
+        final DecodeStatus status = RecordHeader.verify(crc, crcScratch, buffer, offset, lengthAvailable, version, recordLengthMin);
+        if (DecodeStatus.OK != status)
+        {
+            return status;
+        }
+        return null == CommandType.fromCode(RecordHeader.recordType(buffer, offset)) ? DecodeStatus.UNKNOWN_TYPE : DecodeStatus.OK;
+    }
+
+    private long getLong(final DirectBuffer buffer, final int field)
+    {
+        if ((present & 1 << field) == 0)
+        {
+            return 0;
+        }
+        final long value = buffer.getLong(cursor, BYTE_ORDER);
+        cursor += Long.BYTES;
+        return value;
+    }
+
+    private int getInt(final DirectBuffer buffer, final int field)
+    {
+        if ((present & 1 << field) == 0)
+        {
+            return 0;
+        }
+        final int value = buffer.getInt(cursor, BYTE_ORDER);
+        cursor += Integer.BYTES;
+        return value;
+    }
+
+    /** The part both layouts share after the fields: flags, reference text, metadata. */
+    private static void readFlagsReferenceAndMetadata(
+        final DirectBuffer buffer, final int flags, final int referenceAt, final int referenceLength, final int metadataLength,
+        final Command command)
+    {
+        command.atomic = (flags & FLAG_ATOMIC) != 0;
+        command.debitsMustNotExceedCredits = (flags & FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS) != 0;
+        command.referenceTaken = (flags & FLAG_REFERENCE_TAKEN) != 0;
+        command.referenceUnchecked = (flags & FLAG_REFERENCE_UNCHECKED) != 0;
+        command.referenceLength = referenceLength;
+        buffer.getBytes(referenceAt, command.reference, 0, referenceLength);
+        command.metadataLength = metadataLength;
+        if (metadataLength > 0)
+        {
+            buffer.getBytes(referenceAt + referenceLength + METADATA_LENGTH_SIZE, command.metadata.reserve(metadataLength), 0,
+                metadataLength);
+        }
+    }
+
+    /** @return bytes the metadata takes in a record: none without metadata, else its length field and itself. */
+    private static int metadataBytes(final int metadataLength)
+    {
+        return metadataLength == 0 ? 0 : METADATA_LENGTH_SIZE + metadataLength;
+    }
+
+    /** Writes {@code command} at {@code offset} in layout version 1. */
+    private int encodeVersion1(final Command command, final MutableDirectBuffer buffer, final int offset)
+    {
+        checkEncodable(command);
+        final CommandType type = command.type;
+        final int referenceLength = command.referenceLength;
+        final int metadataLength = command.metadataLength;
         final int recordLength = FIXED_LENGTH + referenceLength + metadataBytes(metadataLength);
         if (offset < 0 || buffer.capacity() - offset < recordLength)
         {
             throw new IllegalArgumentException("buffer too small for a record of " + recordLength + " bytes");
         }
 
-        buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION);
+        buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION_1);
         buffer.putByte(offset + RecordHeader.RECORD_TYPE_OFFSET, (byte)type.code());
         buffer.putShort(offset + RecordHeader.RECORD_LENGTH_OFFSET, (short)recordLength, BYTE_ORDER);
         buffer.putInt(offset + BATCH_SIZE_OFFSET, command.batchSize, BYTE_ORDER);
@@ -198,26 +545,16 @@ public final class CommandCodec
         return recordLength;
     }
 
-    /**
-     * Reads the record at {@code offset} into {@code command} after checking it.
-     *
-     * @param lengthAvailable bytes readable from {@code offset}; may exceed the record.
-     * @return {@link DecodeStatus#OK} and a filled {@code command}, or why the record was refused.
-     */
-    public DecodeStatus decode(
+    /** Reads a layout version 1 record. */
+    private DecodeStatus decodeVersion1(
         final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
     {
-        final DecodeStatus status = RecordHeader.verify(
-            crc, crcScratch, buffer, offset, lengthAvailable, VERSION, ENCODED_LENGTH_MIN);
+        final DecodeStatus status = verifyCommand(buffer, offset, lengthAvailable, VERSION_1, FIXED_LENGTH);
         if (DecodeStatus.OK != status)
         {
             return status;
         }
         final CommandType type = CommandType.fromCode(RecordHeader.recordType(buffer, offset));
-        if (null == type)
-        {
-            return DecodeStatus.UNKNOWN_TYPE;
-        }
         final int referenceLength = buffer.getByte(offset + REFERENCE_LENGTH_OFFSET) & 0xFF;
         final int recordLength = RecordHeader.recordLength(buffer, offset);
         final int flags = buffer.getByte(offset + FLAGS_OFFSET);
@@ -268,25 +605,8 @@ public final class CommandCodec
         command.referenceHi = buffer.getLong(offset + REFERENCE_HI_OFFSET, BYTE_ORDER);
         command.referenceLo = buffer.getLong(offset + REFERENCE_LO_OFFSET, BYTE_ORDER);
         command.subBalances = buffer.getInt(offset + SUB_BALANCES_OFFSET, BYTE_ORDER);
-        command.atomic = (flags & FLAG_ATOMIC) != 0;
-        command.debitsMustNotExceedCredits = (flags & FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS) != 0;
-        command.referenceTaken = (flags & FLAG_REFERENCE_TAKEN) != 0;
-        command.referenceUnchecked = (flags & FLAG_REFERENCE_UNCHECKED) != 0;
-        command.referenceLength = referenceLength;
-        buffer.getBytes(offset + REFERENCE_OFFSET, command.reference, 0, referenceLength);
-        command.metadataLength = metadataLength;
-        if (metadataLength > 0)
-        {
-            buffer.getBytes(offset + REFERENCE_OFFSET + referenceLength + METADATA_LENGTH_SIZE, command.metadata.reserve(metadataLength), 0,
-                metadataLength);
-        }
+        readFlagsReferenceAndMetadata(buffer, flags, offset + REFERENCE_OFFSET, referenceLength, metadataLength, command);
         return DecodeStatus.OK;
-    }
-
-    /** @return the journal index of the record at {@code offset}, read without any check. */
-    public static long journalIndex(final DirectBuffer buffer, final int offset)
-    {
-        return buffer.getLong(offset + JOURNAL_INDEX_OFFSET, BYTE_ORDER);
     }
 
     private static byte flags(final Command command)

@@ -29,8 +29,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  *  journaler thread (one Disruptor handler)
- *    for each event:   stampAndAppend(command, clockNs)   index = last + 1, time = max(clock, last time)
- *    on endOfBatch:    endOfBatch()                       SYNC: one fdatasync for the whole batch
+ *    for each event:   stampAndStage(command, clockNs)    index = last + 1, time = max(clock, last time)
+ *    on endOfBatch:    appendStaged()                     the batch's records as one Chronicle document
+ *                      endOfBatch()                       SYNC: one fdatasync for the whole batch
  *    replies may leave for every index <= durableIndex() (the pipeline: once the stage releases the batch)
  * </pre>
  *
@@ -40,8 +41,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * unfinished Chronicle document, which Chronicle never shows to readers and overwrites on the next
  * append, so every append that returned is kept.
  *
+ * <p>A Chronicle document holds one record ({@link #stampAndAppend}) or several ({@link #stampAndStage}, then
+ * {@link #appendStaged}); each record keeps its own header, index, time and checksum, so a reader checks every one.
+ *
  * <p>Single-threaded: open it on any thread, then use it from one thread at a time (the journaler).
- * {@link #stampAndAppend} and {@link #flush} allocate nothing in steady state.
+ * {@link #stampAndAppend}, {@link #stampAndStage}, {@link #appendStaged} and {@link #flush} allocate nothing in steady
+ * state.
  */
 public final class Journal implements AutoCloseable
 {
@@ -57,9 +62,20 @@ public final class Journal implements AutoCloseable
     private final FileForcer forcer;
     private final CommandCodec codec = new CommandCodec();
     private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
-    private final byte[] encodeBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
+    /**
+     * The records of the next document: one when appended, as many as were staged ({@link #stampAndStage}) until
+     * {@link #appendStaged()}.
+     */
+    private final byte[] encodeBytes = new byte[DOCUMENT_BYTES_MAX];
     private final UnsafeBuffer encodeBuffer = new UnsafeBuffer(encodeBytes);
     private final RecoveryReport recovery;
+    /** Bytes staged in {@link #encodeBytes} for the next document. */
+    private int stagedLength;
+    /** How many records are staged. */
+    private int stagedCount;
+    /** The index and time of the last record staged; {@link #lastIndex} and its time while none is. */
+    private long stagedLastIndex;
+    private long stagedLastTimestampNs;
 
     private long lastIndex;
     /** File offset just past the last record appended (Chronicle's mapped bytes address the whole file). */
@@ -80,6 +96,12 @@ public final class Journal implements AutoCloseable
      * for; smaller ones keep that wait short (docs/BENCHMARKS.md, "Async: a force per 256 KiB too").
      */
     static final long ASYNC_FORCE_BYTES = 256 * 1024;
+    /**
+     * The largest Chronicle document the journal writes, and reads: staged records go out together up to this size.
+     * One document per 100-transfer batch request instead of 100 saves Chronicle's per-document header, index and
+     * commit work (docs/JOURNAL.md, "Several records in one document").
+     */
+    public static final int DOCUMENT_BYTES_MAX = 64 * 1024;
     private long lastForceNs;
     /** Bytes appended since the last force: under ASYNC a force also once this passes {@link #ASYNC_FORCE_BYTES}. */
     private long bytesSinceForce;
@@ -109,6 +131,8 @@ public final class Journal implements AutoCloseable
         this.recovery = recover();
         lastIndex = recovery.tailScan().lastIndex();
         lastTimestampNs = recovery.tailScan().lastTimestampNs();
+        stagedLastIndex = lastIndex;
+        stagedLastTimestampNs = lastTimestampNs;
         durableIndex = lastIndex;
         forcedAtOpen = forceWhatOpenFound();
         forcedIndex = lastIndex;
@@ -182,26 +206,95 @@ public final class Journal implements AutoCloseable
      */
     public long stampAndAppend(final Command command, final long clockNs)
     {
-        final long index = lastIndex + 1;
+        final long index = stampAndStage(command, clockNs);
+        appendStaged();
+        return index;
+    }
+
+    /**
+     * Stamps {@code command} as {@link #stampAndAppend} does and encodes it, but keeps it for the next document: the
+     * records staged go to the queue together, as one document, at {@link #appendStaged()}. Until then the command is
+     * not in the journal (a crash loses it, {@link #lastIndex()} does not count it), so nothing may act on it outside
+     * this process: the pipeline stages a Disruptor batch and appends it before it hands the batch on.
+     *
+     * @param clockNs the journaler's wall clock in epoch nanoseconds; may go backwards.
+     * @return the journal index given to the command.
+     * @throws IllegalStateException    when the index space ({@link LedgerLimits#JOURNAL_INDEX_MAX}) is used up, or when
+     *                                  the next document has no room left ({@link #stagingFull()}; a bug upstream).
+     * @throws IllegalArgumentException when the command cannot be encoded (a bug upstream). Either way nothing is
+     *                                  staged and what was staged before stays.
+     */
+    public long stampAndStage(final Command command, final long clockNs)
+    {
+        final long index = stagedLastIndex + 1;
         if (index > LedgerLimits.JOURNAL_INDEX_MAX)
         {
-            throw new IllegalStateException("journal index space exhausted at " + lastIndex);
+            throw new IllegalStateException("journal index space exhausted at " + stagedLastIndex);
+        }
+        if (stagingFull())
+        {
+            throw new IllegalStateException("the next journal document is full: append what is staged first");
         }
         command.journalIndex = index;
-        command.timestampNs = Math.max(clockNs, lastTimestampNs);
-        final int length = codec.encode(command, encodeBuffer, 0);
-        write(length);
-        lastIndex = index;
-        lastTimestampNs = command.timestampNs;
+        command.timestampNs = Math.max(clockNs, stagedLastTimestampNs);
+        stagedLength += codec.encode(command, encodeBuffer, stagedLength);
+        stagedCount++;
+        stagedLastIndex = index;
+        stagedLastTimestampNs = command.timestampNs;
+        return index;
+    }
+
+    /** @return true when the next document may have no room for another record: {@link #appendStaged()} first. */
+    public boolean stagingFull()
+    {
+        return stagedLength > DOCUMENT_BYTES_MAX - CommandCodec.ENCODED_LENGTH_MAX;
+    }
+
+    /** @return how many records are staged for the next document. */
+    public int stagedCount()
+    {
+        return stagedCount;
+    }
+
+    /**
+     * Appends the records staged since the last call as one Chronicle document (nothing when none is). Under
+     * {@link Durability#ASYNC} they are durable when this returns; under {@link Durability#SYNC} after the next
+     * {@link #flush()}.
+     *
+     * @throws RuntimeException when the queue refuses the document: none of the staged records is in the journal, and
+     *                          none stays staged (their indexes are given again).
+     */
+    public void appendStaged()
+    {
+        if (stagedCount == 0)
+        {
+            return;
+        }
+        try
+        {
+            write(stagedLength);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            stagedLastIndex = lastIndex;
+            stagedLastTimestampNs = lastTimestampNs;
+            throw ex;
+        }
+        finally
+        {
+            stagedLength = 0;
+            stagedCount = 0;
+        }
+        lastIndex = stagedLastIndex;
+        lastTimestampNs = stagedLastTimestampNs;
         if (Durability.ASYNC == config.durability())
         {
-            durableIndex = index;
+            durableIndex = lastIndex;
             if (asyncForceIntervalNs == 0)
             {
-                stableIndex = index;
+                stableIndex = lastIndex;
             }
         }
-        return index;
     }
 
     /**
@@ -213,6 +306,7 @@ public final class Journal implements AutoCloseable
      */
     public void flush()
     {
+        appendStaged();
         if (durableIndex == lastIndex)
         {
             return;

@@ -47,8 +47,12 @@ public final class JournalReader implements AutoCloseable
     private final boolean ownsQueue;
     private final CommandCodec codec = new CommandCodec();
     private final RecoveryMarkerCodec markerCodec = new RecoveryMarkerCodec();
-    private final byte[] recordBytes = new byte[CommandCodec.ENCODED_LENGTH_MAX];
-    private final UnsafeBuffer recordBuffer = new UnsafeBuffer(recordBytes);
+    /** The current document, copied out of the queue: one or more records back to back. */
+    private final byte[] documentBytes = new byte[Journal.DOCUMENT_BYTES_MAX];
+    private final UnsafeBuffer documentBuffer = new UnsafeBuffer(documentBytes);
+    private int documentLength;
+    /** Where the next record of the current document starts. */
+    private int recordOffset;
     private final Command command = new Command();
     private long probedFirstIndex;
     private boolean lastWasMarker;
@@ -170,7 +174,7 @@ public final class JournalReader implements AutoCloseable
                         break;
                     }
                     chronicleIndex = dc.index();
-                    readable = decodeAny(dc.wire().bytes()) == DecodeStatus.OK;
+                    readable = decodeFirst(dc.wire().bytes()) == DecodeStatus.OK;
                 }
                 readCount++;
                 if (readable)
@@ -212,31 +216,35 @@ public final class JournalReader implements AutoCloseable
         long deliveredCount = 0;
         while (!tracker.isCorrupt())
         {
-            final boolean inSequence;
             try (DocumentContext dc = tailer.readingDocument())
             {
                 if (!dc.isPresent())
                 {
                     break;
                 }
-                inSequence = track(dc.wire().bytes(), tracker);
+                load(dc.wire().bytes());
             }
-            if (inSequence && command.journalIndex > fromIndexExclusive)
+            // The document's records, in order; the first unreadable one ends it (its length cannot be trusted).
+            while (recordOffset < documentLength && !tracker.isCorrupt())
             {
-                consumer.accept(command);
-                deliveredCount++;
+                if (track(tracker) && command.journalIndex > fromIndexExclusive)
+                {
+                    consumer.accept(command);
+                    deliveredCount++;
+                }
             }
         }
         return tracker.result(deliveredCount);
     }
 
-    /** @return true when the record is a command that continues the sequence. */
-    private boolean track(final Bytes<?> bytes, final SequenceTracker tracker)
+    /** @return true when the next record of the document is a command that continues the sequence. */
+    private boolean track(final SequenceTracker tracker)
     {
-        final DecodeStatus status = decodeAny(bytes);
+        final DecodeStatus status = decodeNext();
         if (DecodeStatus.OK != status)
         {
             tracker.onUnreadable(status);
+            recordOffset = documentLength;
             return false;
         }
         if (lastWasMarker)
@@ -248,28 +256,54 @@ public final class JournalReader implements AutoCloseable
     }
 
     /**
-     * Decodes the document into {@link #command} or {@link #markerCodec}; {@link #lastWasMarker} tells
-     * which. The document must hold exactly one record.
+     * Copies a document out of the queue and points {@link #recordOffset} at its first record. A document larger than
+     * any the journal writes reads as one unreadable record.
      */
-    private DecodeStatus decodeAny(final Bytes<?> bytes)
+    private void load(final Bytes<?> bytes)
+    {
+        final long remaining = bytes.readRemaining();
+        recordOffset = 0;
+        if (remaining > documentBytes.length)
+        {
+            documentLength = -1;
+            return;
+        }
+        documentLength = (int)remaining;
+        bytes.read(documentBytes, 0, documentLength);
+    }
+
+    /** @return whether the first record of the document in {@code bytes} decodes (into {@link #command} or the marker). */
+    private DecodeStatus decodeFirst(final Bytes<?> bytes)
+    {
+        load(bytes);
+        return decodeNext();
+    }
+
+    /**
+     * Decodes the record at {@link #recordOffset} into {@link #command} or {@link #markerCodec} ({@link #lastWasMarker}
+     * tells which) and moves past it. The records must fill the document exactly: bytes after the last record that do
+     * not make a whole one read as an unreadable record.
+     */
+    private DecodeStatus decodeNext()
     {
         lastWasMarker = false;
-        final long remaining = bytes.readRemaining();
-        if (remaining > recordBytes.length)
+        if (documentLength < 0)
         {
             return DecodeStatus.BAD_LENGTH;
         }
-        final int length = (int)remaining;
-        bytes.read(recordBytes, 0, length);
-        if (RecoveryMarkerCodec.isMarker(recordBuffer, 0, length))
+        final int offset = recordOffset;
+        final int remaining = documentLength - offset;
+        if (RecoveryMarkerCodec.isMarker(documentBuffer, offset, remaining))
         {
             lastWasMarker = true;
-            return markerCodec.decode(recordBuffer, 0, length);
+            final DecodeStatus status = markerCodec.decode(documentBuffer, offset, remaining);
+            recordOffset += RecoveryMarkerCodec.ENCODED_LENGTH;
+            return status;
         }
-        final DecodeStatus status = codec.decode(recordBuffer, 0, length, command);
-        if (DecodeStatus.OK == status && RecordHeader.recordLength(recordBuffer, 0) != length)
+        final DecodeStatus status = codec.decode(documentBuffer, offset, remaining, command);
+        if (DecodeStatus.OK == status)
         {
-            return DecodeStatus.BAD_LENGTH;
+            recordOffset += RecordHeader.recordLength(documentBuffer, offset);
         }
         return status;
     }
@@ -313,7 +347,7 @@ public final class JournalReader implements AutoCloseable
         try (DocumentContext dc = tailer.readingDocument())
         {
             if (!dc.isPresent() || queue.rollCycle().toCycle(dc.index()) != cycle ||
-                decodeAny(dc.wire().bytes()) != DecodeStatus.OK)
+                decodeFirst(dc.wire().bytes()) != DecodeStatus.OK)
             {
                 return NO_ANCHOR;
             }

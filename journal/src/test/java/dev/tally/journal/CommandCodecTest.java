@@ -23,34 +23,97 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CommandCodecTest
 {
     private final CommandCodec codec = new CommandCodec();
+    /** Writes layout version 1, as binaries before version 2 did: their journals must still read. */
+    private final CommandCodec version1 = CommandCodec.writingVersion1();
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[CommandCodec.ENCODED_LENGTH_MAX + 16]);
 
+    /** Written in the current layout, and in layout 1 as older binaries did: both read back. */
     @ParameterizedTest
     @EnumSource(CommandType.class)
-    void shouldRoundTripEveryCommandType(final CommandType type)
+    void shouldRoundTripEveryCommandTypeInEveryLayout(final CommandType type)
     {
         final Command original = TestCommands.random(type, new Random(type.code()));
+        for (final CommandCodec writer : new CommandCodec[] {codec, version1})
+        {
+            final int length = writer.encode(original, buffer, 3);
+            final Command decoded = new Command();
 
-        final int length = codec.encode(original, buffer, 3);
-        final Command decoded = new Command();
-
-        assertEquals(DecodeStatus.OK, codec.decode(buffer, 3, length, decoded));
-        assertSameCommand(original, decoded);
+            assertEquals(writer == codec ? CommandCodec.VERSION : CommandCodec.VERSION_1, buffer.getByte(3));
+            assertEquals(DecodeStatus.OK, codec.decode(buffer, 3, length, decoded));
+            assertSameCommand(original, decoded);
+        }
     }
 
     @Test
-    void shouldLayFieldsOutLittleEndianAtDocumentedOffsets()
+    void shouldWriteOnlyTheFieldsThatAreNotZeroInLayoutVersion2()
+    {
+        final Command transfer = TestCommands.plainTransfer(7, "inv-45982");
+        transfer.journalIndex = 0x0102030405060708L;
+
+        final int length = codec.encode(transfer, buffer, 0);
+        final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
+
+        // every transfer field, batch position 0 included, but no account, overdraft limit, target or hold timeout
+        // frame 14 (header, present, flags, reference length, checksum) + fields 92 + reference 9; version 1: 162 + 9
+        assertEquals(14 + 92 + 9, length, "a transfer at batch position 0 without a reference hash");
+        assertEquals(CommandCodec.encodedLength(transfer), length);
+        assertEquals(2, bytes.get(0));
+        assertEquals(CommandType.TRANSFER.code(), bytes.get(1));
+        assertEquals(length, bytes.getShort(2));
+        final int present = bytes.getInt(4);
+        assertEquals(1 << CommandCodec.FIELD_BATCH_SIZE | 1 << CommandCodec.FIELD_JOURNAL_INDEX |
+            1 << CommandCodec.FIELD_TIMESTAMP_NS | 1 << CommandCodec.FIELD_TENANT_ID | 1 << CommandCodec.FIELD_KEY_HI |
+            1 << CommandCodec.FIELD_KEY_LO | 1 << CommandCodec.FIELD_FINGERPRINT_HI | 1 << CommandCodec.FIELD_FINGERPRINT_LO |
+            1 << CommandCodec.FIELD_CURRENCY | 1 << CommandCodec.FIELD_DEBIT_ACCOUNT_ID |
+            1 << CommandCodec.FIELD_CREDIT_ACCOUNT_ID | 1 << CommandCodec.FIELD_AMOUNT_MINOR |
+            1 << CommandCodec.FIELD_SUB_BALANCES, present);
+        assertEquals(transfer.batchSize, bytes.getInt(8));
+        assertEquals(0x0102030405060708L, bytes.getLong(12));
+        assertEquals(transfer.timestampNs, bytes.getLong(20));
+        assertEquals(transfer.currency, bytes.getInt(8 + 4 + 7 * 8));
+        assertEquals(transfer.debitAccountId, bytes.getLong(8 + 4 + 7 * 8 + 4));
+        final int flagsAt = length - 4 - 9 - 2;
+        assertEquals(transfer.subBalances, bytes.getInt(flagsAt - 4));
+        assertEquals(9, bytes.get(flagsAt + 1));
+        assertEquals('i', bytes.get(flagsAt + 2));
+        final CRC32C crc = new CRC32C();
+        crc.update(buffer.byteArray(), 0, length - 4);
+        assertEquals((int)crc.getValue(), bytes.getInt(length - 4));
+
+        final Command decoded = TestCommands.random(CommandType.CREATE_ACCOUNT, new Random(1));   // every field set
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));
+        assertSameCommand(transfer, decoded);   // the absent fields read as 0 over whatever the holder had
+        assertEquals(0, decoded.accountId);
+    }
+
+    @Test
+    void shouldRejectPresentBitsThatDisagreeWithTheRecord()
+    {
+        final Command transfer = TestCommands.plainTransfer(8, "abc");
+        final int length = codec.encode(transfer, buffer, 0);
+        final int present = buffer.getInt(CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        for (final int wrong : new int[] {present | 1 << 21, present | 1 << 31, present | 1 << CommandCodec.FIELD_ACCOUNT_ID,
+            present & ~(1 << CommandCodec.FIELD_BATCH_SIZE), present & ~(1 << CommandCodec.FIELD_TENANT_ID), -1})
+        {
+            buffer.putInt(CommandCodec.PRESENT_OFFSET, wrong, ByteOrder.LITTLE_ENDIAN);
+            resealChecksum(length);
+            assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()), "present " + Integer.toHexString(wrong));
+        }
+    }
+
+    @Test
+    void shouldLayFieldsOutLittleEndianAtDocumentedOffsetsInLayoutVersion1()
     {
         final Command command = TestCommands.transfer(7, "inv-45982");
         command.journalIndex = 0x0102030405060708L;
         command.batchSize = 3;
 
-        final int length = codec.encode(command, buffer, 0);
+        final int length = version1.encode(command, buffer, 0);
         final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
 
         assertEquals(CommandCodec.FIXED_LENGTH + 9, length);
         assertEquals(162, CommandCodec.FIXED_LENGTH);
-        assertEquals(CommandCodec.VERSION, bytes.get(0));
+        assertEquals(CommandCodec.VERSION_1, bytes.get(0));
         assertEquals(CommandType.TRANSFER.code(), bytes.get(1));
         assertEquals(length, bytes.getShort(2));
         assertEquals(3, bytes.getInt(4));
@@ -66,16 +129,31 @@ class CommandCodecTest
     void shouldWriteOnlyReferenceLengthBytesOfTheReference()
     {
         final Command command = TestCommands.transfer(1, "x");
+        command.batchPosition = 1;   // now every field is set
         command.reference[1] = 'y';
+        assertEquals(CommandCodec.FIELDS_LENGTH_MAX, CommandCodec.fieldsLength(CommandCodec.FIELD_BITS));
+        final int everyField = CommandCodec.FRAME_LENGTH + CommandCodec.FIELDS_LENGTH_MAX;
 
-        assertEquals(CommandCodec.ENCODED_LENGTH_MIN + 1, codec.encode(command, buffer, 0));
+        assertEquals(everyField + 1, codec.encode(command, buffer, 0));
+        assertEquals(CommandCodec.FIXED_LENGTH + 1, version1.encode(command, buffer, 0));
         command.referenceLength = 0;
-        assertEquals(CommandCodec.ENCODED_LENGTH_MIN, codec.encode(command, buffer, 0));
+        assertEquals(everyField, codec.encode(command, buffer, 0));
+        assertEquals(CommandCodec.FIXED_LENGTH, version1.encode(command, buffer, 0));
         command.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX;
-        assertEquals(CommandCodec.FIXED_LENGTH + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
+        assertEquals(everyField + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
         command.metadata.reserve(LedgerLimits.METADATA_LENGTH_MAX);
         command.metadataLength = LedgerLimits.METADATA_LENGTH_MAX;
         assertEquals(CommandCodec.ENCODED_LENGTH_MAX, codec.encode(command, buffer, 0));
+        assertEquals(CommandCodec.ENCODED_LENGTH_MAX - 4, version1.encode(command, buffer, 0), "version 1 has no present bits");
+
+        final Command empty = new Command();
+        empty.type = CommandType.TRANSFER;
+        empty.batchSize = 0;
+        empty.subBalances = 0;
+        assertEquals(CommandCodec.ENCODED_LENGTH_MIN, codec.encode(empty, buffer, 0));
+        final Command decoded = TestCommands.transfer(2, "over");
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, CommandCodec.ENCODED_LENGTH_MIN, decoded));
+        assertSameCommand(empty, decoded);
     }
 
     @Test
@@ -85,7 +163,7 @@ class CommandCodecTest
         final Command command = TestCommands.withMetadata(TestCommands.transfer(12, "inv-1"), metadata);
         final int metadataBytes = metadata.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
 
-        final int length = codec.encode(command, buffer, 0);
+        final int length = version1.encode(command, buffer, 0);
         final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
 
         assertEquals(CommandCodec.FIXED_LENGTH + 5 + 2 + metadataBytes, length);
@@ -96,7 +174,7 @@ class CommandCodecTest
         assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));
         assertSameCommand(command, decoded);
         // and a record without metadata keeps the layout written before metadata existed: no flag, no length field
-        final int plain = codec.encode(TestCommands.transfer(12, "inv-1"), buffer, 0);
+        final int plain = version1.encode(TestCommands.transfer(12, "inv-1"), buffer, 0);
         assertEquals(CommandCodec.FIXED_LENGTH + 5, plain);
         assertEquals(0, bytes.get(CommandCodec.FLAGS_OFFSET) & CommandCodec.FLAG_METADATA);
     }
@@ -105,7 +183,7 @@ class CommandCodecTest
     void shouldRejectMetadataLengthsThatDisagreeWithTheRecord()
     {
         final Command withMetadata = TestCommands.withMetadata(TestCommands.transfer(13, "abc"), "{\"a\":\"b\"}");
-        final int length = codec.encode(withMetadata, buffer, 0);
+        final int length = version1.encode(withMetadata, buffer, 0);
         final int lengthField = CommandCodec.REFERENCE_OFFSET + 3;
         for (final int wrong : new int[] {0, 8, 10, LedgerLimits.METADATA_LENGTH_MAX + 1, 0xFFFF})
         {
@@ -114,7 +192,7 @@ class CommandCodecTest
             assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()), "metadata length " + wrong);
         }
         // the flag on a record that has no metadata
-        final int plain = codec.encode(TestCommands.transfer(13, "abc"), buffer, 0);
+        final int plain = version1.encode(TestCommands.transfer(13, "abc"), buffer, 0);
         buffer.putByte(CommandCodec.FLAGS_OFFSET, (byte)(buffer.getByte(CommandCodec.FLAGS_OFFSET) | CommandCodec.FLAG_METADATA));
         resealChecksum(plain);
         assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, plain, new Command()));
@@ -124,17 +202,21 @@ class CommandCodecTest
     void shouldRejectUnknownVersion()
     {
         final int length = codec.encode(TestCommands.transfer(2, "ref"), buffer, 0);
-        buffer.putByte(0, (byte)(CommandCodec.VERSION + 1));
-        resealChecksum(length);
+        for (final int unknown : new int[] {0, CommandCodec.VERSION + 1, 0xFF})
+        {
+            buffer.putByte(0, (byte)unknown);
+            resealChecksum(length);
 
-        assertEquals(DecodeStatus.UNKNOWN_VERSION, codec.decode(buffer, 0, length, new Command()));
+            assertEquals(DecodeStatus.UNKNOWN_VERSION, codec.decode(buffer, 0, length, new Command()), "version " + unknown);
+        }
     }
 
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"", "{\"k\":\"v\"}"})
-    void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse(final String metadata)
+    @org.junit.jupiter.params.provider.CsvSource({"'', 2", "'{\"k\":\"v\"}', 2", "'', 1", "'{\"k\":\"v\"}', 1"})
+    void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse(final String metadata, final int layoutVersion)
     {
-        final int length = codec.encode(TestCommands.withMetadata(TestCommands.transfer(3, "bitflip"), metadata), buffer, 0);
+        final CommandCodec writer = layoutVersion == 1 ? version1 : codec;
+        final int length = writer.encode(TestCommands.withMetadata(TestCommands.plainTransfer(3, "bitflip"), metadata), buffer, 0);
         final Command decoded = new Command();
         for (int offset = 0; offset < length; offset++)
         {
@@ -174,11 +256,21 @@ class CommandCodecTest
     @Test
     void shouldRejectReferenceLengthThatDisagreesWithRecordLength()
     {
-        final int length = codec.encode(TestCommands.transfer(6, "abc"), buffer, 0);
+        final int length = version1.encode(TestCommands.transfer(6, "abc"), buffer, 0);
         buffer.putByte(CommandCodec.REFERENCE_LENGTH_OFFSET, (byte)2);
         resealChecksum(length);
 
         assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()));
+
+        final int compact = codec.encode(TestCommands.transfer(6, "abc"), buffer, 0);
+        final int referenceLengthAt = compact - 4 - 3 - 1;
+        assertEquals(3, buffer.getByte(referenceLengthAt));
+        for (final int wrong : new int[] {2, 4, LedgerLimits.REFERENCE_LENGTH_MAX + 1, 0xFF})
+        {
+            buffer.putByte(referenceLengthAt, (byte)wrong);
+            resealChecksum(compact);
+            assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, compact, new Command()), "reference length " + wrong);
+        }
     }
 
     @Test

@@ -79,6 +79,51 @@ final class TestCommands
         return command;
     }
 
+    /**
+     * A transfer as the gateway builds one: the fields a transfer uses set from {@code seed}, the others zero (no
+     * account, overdraft limit, target, hold timeout or reference hash), at batch position 0 of 1.
+     */
+    static Command plainTransfer(final long seed, final String reference)
+    {
+        final Command command = transfer(seed, reference);
+        command.accountId = 0;
+        command.overdraftLimitMinor = 0;
+        command.targetIdHi = 0;
+        command.targetIdLo = 0;
+        command.holdTimeoutMs = 0;
+        command.referenceHi = 0;
+        command.referenceLo = 0;
+        return command;
+    }
+
+    /** {@link #random}, then each numeric field zero or not as {@code random} says: every set of fields present. */
+    static Command sparse(final CommandType type, final Random random)
+    {
+        final Command command = random(type, random);
+        command.journalIndex = random.nextBoolean() ? 0 : command.journalIndex;
+        command.timestampNs = random.nextBoolean() ? 0 : command.timestampNs;
+        command.tenantId = random.nextBoolean() ? 0 : command.tenantId;
+        command.keyHi = random.nextBoolean() ? 0 : command.keyHi;
+        command.keyLo = random.nextBoolean() ? 0 : command.keyLo;
+        command.fingerprintHi = random.nextBoolean() ? 0 : command.fingerprintHi;
+        command.fingerprintLo = random.nextBoolean() ? 0 : command.fingerprintLo;
+        command.batchSize = random.nextBoolean() ? 0 : command.batchSize;
+        command.batchPosition = random.nextBoolean() ? 0 : command.batchPosition;
+        command.accountId = random.nextBoolean() ? 0 : command.accountId;
+        command.debitAccountId = random.nextBoolean() ? 0 : command.debitAccountId;
+        command.creditAccountId = random.nextBoolean() ? 0 : command.creditAccountId;
+        command.amountMinor = random.nextBoolean() ? 0 : command.amountMinor;
+        command.currency = random.nextBoolean() ? 0 : command.currency;
+        command.subBalances = random.nextBoolean() ? 0 : command.subBalances;
+        command.overdraftLimitMinor = random.nextBoolean() ? 0 : command.overdraftLimitMinor;
+        command.targetIdHi = random.nextBoolean() ? 0 : command.targetIdHi;
+        command.targetIdLo = random.nextBoolean() ? 0 : command.targetIdLo;
+        command.holdTimeoutMs = random.nextBoolean() ? 0 : command.holdTimeoutMs;
+        command.referenceHi = random.nextBoolean() ? 0 : command.referenceHi;
+        command.referenceLo = random.nextBoolean() ? 0 : command.referenceLo;
+        return command;
+    }
+
     /** A command of a type chosen by {@code seed}, for mixed streams. */
     static Command mixed(final long seed)
     {

@@ -13,8 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and appends
- * it to the journal. At the end of each Disruptor batch it first releases the batch to the business thread
+ * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and stages it for the
+ * journal; at the end of each Disruptor batch it appends what it staged as one journal document (a few, for a batch
+ * beyond {@link Journal#DOCUMENT_BYTES_MAX}), so a 100-transfer request costs Chronicle one document, not 100. Then
+ * it releases the batch to the business thread
  * (appended, stamped: what the ledger needs), then flushes the journal (in {@code sync} mode, forces it to
  * stable storage: one force per batch is the group commit that makes {@code sync} affordable), and only
  * then advances {@code journaled}, the sequence the responder waits for besides the business thread's. So
@@ -51,6 +53,8 @@ final class JournalHandler extends HandingOffStage
     private final boolean repliesWaitForForce;
     /** Once a force failed, memory may hold commands the journal does not: every later slot is answered 503. */
     private boolean forceFailed;
+    /** The first ring sequence whose command waits in the journal's next document; -1 while none does. */
+    private long stagedFromSequence = -1;
     private long batchStartNs;
     private long oldestReceivedNs;
     private int batchCommands;
@@ -104,9 +108,17 @@ final class JournalHandler extends HandingOffStage
             }
             else
             {
+                if (journal.stagingFull())
+                {
+                    appendStaged(sequence - 1);
+                }
                 try
                 {
-                    journal.stampAndAppend(event.command, System.currentTimeMillis() * 1_000_000L);
+                    journal.stampAndStage(event.command, System.currentTimeMillis() * 1_000_000L);
+                    if (stagedFromSequence < 0)
+                    {
+                        stagedFromSequence = sequence;
+                    }
                 }
                 catch (final RuntimeException ex)
                 {
@@ -117,6 +129,7 @@ final class JournalHandler extends HandingOffStage
         }
         if (endOfBatch)
         {
+            appendStaged(sequence);      // the batch's commands as one document (or a few, for a large batch)
             handoff.release(sequence);   // appended: the business thread applies the batch while it is forced
             if (!repliesWaitForForce)
             {
@@ -132,6 +145,35 @@ final class JournalHandler extends HandingOffStage
                 handoff.releaseJournaled(journaled, sequence);   // sync: forced, replies may leave
             }
         }
+    }
+
+    /**
+     * Appends the commands staged since {@link #stagedFromSequence}, up to {@code lastSequence}, as one journal
+     * document. When the queue refuses it none of them is journaled: each is answered 503, and the pipeline halts.
+     */
+    private void appendStaged(final long lastSequence)
+    {
+        if (stagedFromSequence < 0)
+        {
+            return;
+        }
+        try
+        {
+            journal.appendStaged();
+        }
+        catch (final RuntimeException ex)
+        {
+            for (long s = stagedFromSequence; s <= lastSequence; s++)
+            {
+                final LedgerEvent staged = ring.get(s);
+                if (staged.kind == EventKind.COMMAND)
+                {
+                    staged.journalFailed = true;
+                }
+            }
+            health.halt("journal append failed", ex);
+        }
+        stagedFromSequence = -1;
     }
 
     private void forceBatch(final long sequence)

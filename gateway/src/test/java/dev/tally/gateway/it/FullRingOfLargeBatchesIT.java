@@ -6,6 +6,10 @@ import dev.tally.gateway.pipeline.WaitStrategyName;
 import dev.tally.gateway.server.ServerConfig;
 import dev.tally.gateway.server.TallyServer;
 import dev.tally.journal.Durability;
+import dev.tally.journal.JournalReader;
+import dev.tally.journal.ReplayResult;
+import dev.tally.journal.ReplayStatus;
+import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.LedgerLimits;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -89,6 +94,22 @@ class FullRingOfLargeBatchesIT
             assertEquals(BATCH_SENDERS * ROUNDS, batchesAnswered.get(), () -> ringFull + " ring-full 503s");
             assertEquals(200, Servers.client(server).account(BATCH_SENDERS * ROUNDS * (long) BATCH).status(), "the last account");
         }
+
+        // Disruptor batches of thousands of commands, each appended as several journal documents of at most 64 KiB:
+        // the journal holds every account creation, in one gap-free sequence
+        final AtomicLong created = new AtomicLong();
+        try (JournalReader reader = JournalReader.open(config.journalDir()))
+        {
+            final ReplayResult replay = reader.replay(0, command ->
+            {
+                if (command.type == CommandType.CREATE_ACCOUNT)
+                {
+                    created.incrementAndGet();
+                }
+            });
+            assertEquals(ReplayStatus.COMPLETE, replay.status(), replay::toString);
+        }
+        assertEquals(BATCH_SENDERS * ROUNDS * (long) BATCH, created.get(), "account creations in the journal");
     }
 
     /** @return "" when every batch was applied (after ring-full 503s, which apply nothing, and a retry), else what went wrong. */
