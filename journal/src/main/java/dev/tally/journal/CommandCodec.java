@@ -23,12 +23,18 @@ import org.agrona.MutableDirectBuffer;
  * 16 more with a reference, plus its text) where version 1 takes 162: fewer bytes for the journaler to copy, page in,
  * checksum and force.
  *
+ * <p>A record that follows another in the same journal document ({@link #encodeFollowing}) does not repeat what the
+ * batch shares: bit 21 says its journal index is the one before's + 1, bits 22 to 25 that its time, tenant, batch size
+ * and currency are the one before's. A transfer of a batch request then takes 78 bytes. Such a record is read only
+ * right after the one before it ({@link #decodeFollowing}); the first record of a document has none of these bits.
+ *
  * <pre>
  * offset size  field
  *      0    1  version                    u8   = {@link #VERSION} (2)
  *      1    1  record type                u8   {@link CommandType#code()}
  *      2    2  record length              u16
- *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..31 clear
+ *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..25: the field is as
+ *                                              in the record before, in the same document (see below); 26..31 clear
  *      8       fields                          each present field, in the order of this list, at its size:
  *                                              0 batchSize i32, 1 journalIndex i64, 2 timestampNs i64, 3 tenantId i64,
  *                                              4 keyHi i64, 5 keyLo i64, 6 fingerprintHi i64, 7 fingerprintLo i64,
@@ -162,8 +168,19 @@ public final class CommandCodec
     static final int FIELD_REFERENCE_HI = 18;
     static final int FIELD_REFERENCE_LO = 19;
     static final int FIELD_SUB_BALANCES = 20;
-    /** The bits {@code present} may have. */
+    /** The bits of {@code present} that announce a field. */
     static final int FIELD_BITS = (1 << (FIELD_SUB_BALANCES + 1)) - 1;
+    /**
+     * Bits of {@code present} for a record that follows another in the same document: the field is not written, it is
+     * the previous record's (the journal index: the previous one's + 1). A record never has both such a bit and the
+     * field's own, and the first record of a document has none.
+     */
+    static final int SEQUEL_JOURNAL_INDEX = 1 << 21;
+    static final int SAME_TIMESTAMP_NS = 1 << 22;
+    static final int SAME_TENANT_ID = 1 << 23;
+    static final int SAME_BATCH_SIZE = 1 << 24;
+    static final int SAME_CURRENCY = 1 << 25;
+    static final int AS_BEFORE_BITS = SEQUEL_JOURNAL_INDEX | SAME_TIMESTAMP_NS | SAME_TENANT_ID | SAME_BATCH_SIZE | SAME_CURRENCY;
     /** The fields of four bytes; the others take eight. */
     static final int INT_FIELD_BITS =
         1 << FIELD_BATCH_SIZE | 1 << FIELD_BATCH_POSITION | 1 << FIELD_CURRENCY | 1 << FIELD_SUB_BALANCES;
@@ -185,6 +202,9 @@ public final class CommandCodec
     /** Version 2: where the next field goes, or comes from, and which fields are present. */
     private int cursor;
     private int present;
+    /** The fields a following record may take from the one before it: the last encoded, and the last decoded. */
+    private final Predecessor encoded = new Predecessor();
+    private final Predecessor decoded = new Predecessor();
 
     /** A codec that writes the current layout ({@link #VERSION}) and reads every layout. */
     public CommandCodec()
@@ -239,7 +259,8 @@ public final class CommandCodec
     }
 
     /**
-     * Writes {@code command} at {@code offset} in the current layout.
+     * Writes {@code command} at {@code offset} in the current layout, as a record that stands alone (the first of a
+     * document).
      *
      * @return the number of bytes written.
      * @throws IllegalArgumentException when the command has no type, its reference length is outside
@@ -248,11 +269,22 @@ public final class CommandCodec
      */
     public int encode(final Command command, final MutableDirectBuffer buffer, final int offset)
     {
-        return VERSION_1 == writeVersion ? encodeVersion1(command, buffer, offset) : encodeVersion2(command, buffer, offset);
+        return VERSION_1 == writeVersion ? encodeVersion1(command, buffer, offset) : encodeVersion2(command, buffer, offset, false);
     }
 
     /**
-     * Reads the record at {@code offset}, of any layout this build knows, into {@code command} after checking it.
+     * As {@link #encode}, for the record right after the one this codec encoded last, in the same document: the fields
+     * that are as in that one (journal index + 1, time, tenant, batch size, currency) are not written again. Only
+     * {@link #decodeFollowing}, right after decoding that record, reads it.
+     */
+    public int encodeFollowing(final Command command, final MutableDirectBuffer buffer, final int offset)
+    {
+        return VERSION_1 == writeVersion ? encodeVersion1(command, buffer, offset) : encodeVersion2(command, buffer, offset, true);
+    }
+
+    /**
+     * Reads the record at {@code offset}, of any layout this build knows, into {@code command} after checking it: a
+     * record that stands alone, as the first of a document does.
      *
      * @param lengthAvailable bytes readable from {@code offset}; may exceed the record.
      * @return {@link DecodeStatus#OK} and a filled {@code command}, or why the record was refused.
@@ -260,11 +292,34 @@ public final class CommandCodec
     public DecodeStatus decode(
         final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
     {
-        if (lengthAvailable >= RecordHeader.LENGTH && RecordHeader.version(buffer, offset) == VERSION_1)
+        return decode(buffer, offset, lengthAvailable, command, false);
+    }
+
+    /**
+     * As {@link #decode}, for the record that follows, in the same document, the one this codec decoded last (with
+     * {@link DecodeStatus#OK}): it may take fields from that one.
+     */
+    public DecodeStatus decodeFollowing(
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
+    {
+        return decode(buffer, offset, lengthAvailable, command, decoded.known);
+    }
+
+    private DecodeStatus decode(
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command, final boolean following)
+    {
+        final DecodeStatus status = lengthAvailable >= RecordHeader.LENGTH && RecordHeader.version(buffer, offset) == VERSION_1 ?
+            decodeVersion1(buffer, offset, lengthAvailable, command) :
+            decodeVersion2(buffer, offset, lengthAvailable, command, following);
+        if (DecodeStatus.OK == status)
         {
-            return decodeVersion1(buffer, offset, lengthAvailable, command);
+            decoded.set(command);
         }
-        return decodeVersion2(buffer, offset, lengthAvailable, command);
+        else
+        {
+            decoded.known = false;
+        }
+        return status;
     }
 
     private static void checkEncodable(final Command command)
@@ -283,26 +338,27 @@ public final class CommandCodec
         }
     }
 
-    private int encodeVersion2(final Command command, final MutableDirectBuffer buffer, final int offset)
+    private int encodeVersion2(final Command command, final MutableDirectBuffer buffer, final int offset, final boolean following)
     {
         checkEncodable(command);
-        final int recordLength = encodedLength(command);
-        if (offset < 0 || buffer.capacity() - offset < recordLength)
+        final int lengthMax = encodedLength(command);   // taking nothing from the record before
+        if (offset < 0 || buffer.capacity() - offset < lengthMax)
         {
-            throw new IllegalArgumentException("buffer too small for a record of " + recordLength + " bytes");
+            throw new IllegalArgumentException("buffer too small for a record of " + lengthMax + " bytes");
         }
+        final Predecessor before = following && encoded.known ? encoded : null;
         cursor = offset + FIELDS_OFFSET;
         present = 0;
-        putInt(buffer, FIELD_BATCH_SIZE, command.batchSize);
-        putLong(buffer, FIELD_JOURNAL_INDEX, command.journalIndex);
-        putLong(buffer, FIELD_TIMESTAMP_NS, command.timestampNs);
-        putLong(buffer, FIELD_TENANT_ID, command.tenantId);
+        putIntOrSame(buffer, FIELD_BATCH_SIZE, command.batchSize, before, SAME_BATCH_SIZE);
+        putLongOrSame(buffer, FIELD_JOURNAL_INDEX, command.journalIndex, before, SEQUEL_JOURNAL_INDEX);
+        putLongOrSame(buffer, FIELD_TIMESTAMP_NS, command.timestampNs, before, SAME_TIMESTAMP_NS);
+        putLongOrSame(buffer, FIELD_TENANT_ID, command.tenantId, before, SAME_TENANT_ID);
         putLong(buffer, FIELD_KEY_HI, command.keyHi);
         putLong(buffer, FIELD_KEY_LO, command.keyLo);
         putLong(buffer, FIELD_FINGERPRINT_HI, command.fingerprintHi);
         putLong(buffer, FIELD_FINGERPRINT_LO, command.fingerprintLo);
         putInt(buffer, FIELD_BATCH_POSITION, command.batchPosition);
-        putInt(buffer, FIELD_CURRENCY, command.currency);
+        putIntOrSame(buffer, FIELD_CURRENCY, command.currency, before, SAME_CURRENCY);
         putLong(buffer, FIELD_ACCOUNT_ID, command.accountId);
         putLong(buffer, FIELD_DEBIT_ACCOUNT_ID, command.debitAccountId);
         putLong(buffer, FIELD_CREDIT_ACCOUNT_ID, command.creditAccountId);
@@ -325,6 +381,7 @@ public final class CommandCodec
             buffer.putShort(metadataAt, (short)metadataLength, BYTE_ORDER);
             buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata.array(), 0, metadataLength);
         }
+        final int recordLength = cursor - offset + 2 + referenceLength + metadataBytes(metadataLength) + RecordHeader.CHECKSUM_SIZE;
         buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION);
         buffer.putByte(offset + RecordHeader.RECORD_TYPE_OFFSET, (byte)command.type.code());
         buffer.putShort(offset + RecordHeader.RECORD_LENGTH_OFFSET, (short)recordLength, BYTE_ORDER);
@@ -333,7 +390,35 @@ public final class CommandCodec
         final int checksumOffset = recordLength - RecordHeader.CHECKSUM_SIZE;
         final int checksum = RecordHeader.crc32c(crc, crcScratch, buffer, offset, checksumOffset);
         buffer.putInt(offset + checksumOffset, checksum, BYTE_ORDER);
+        encoded.set(command);
         return recordLength;
+    }
+
+    /** Marks the field as the record before's when there is one and the value is that one's (not zero), else writes it. */
+    private void putLongOrSame(
+        final MutableDirectBuffer buffer, final int field, final long value, final Predecessor before, final int sameBit)
+    {
+        if (null != before && value != 0 && value == before.expected(sameBit))
+        {
+            present |= sameBit;
+        }
+        else
+        {
+            putLong(buffer, field, value);
+        }
+    }
+
+    private void putIntOrSame(
+        final MutableDirectBuffer buffer, final int field, final int value, final Predecessor before, final int sameBit)
+    {
+        if (null != before && value != 0 && value == before.expected(sameBit))
+        {
+            present |= sameBit;
+        }
+        else
+        {
+            putInt(buffer, field, value);
+        }
     }
 
     private void putLong(final MutableDirectBuffer buffer, final int field, final long value)
@@ -357,7 +442,7 @@ public final class CommandCodec
     }
 
     private DecodeStatus decodeVersion2(
-        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command)
+        final DirectBuffer buffer, final int offset, final int lengthAvailable, final Command command, final boolean following)
     {
         final DecodeStatus status = verifyCommand(buffer, offset, lengthAvailable, VERSION, ENCODED_LENGTH_MIN);
         if (DecodeStatus.OK != status)
@@ -367,11 +452,13 @@ public final class CommandCodec
         final CommandType type = CommandType.fromCode(RecordHeader.recordType(buffer, offset));
         final int recordLength = RecordHeader.recordLength(buffer, offset);
         final int presentBits = buffer.getInt(offset + PRESENT_OFFSET, BYTE_ORDER);
-        if ((presentBits & ~FIELD_BITS) != 0)
+        final int asBefore = presentBits & AS_BEFORE_BITS;
+        if ((presentBits & ~(FIELD_BITS | AS_BEFORE_BITS)) != 0 || (asBefore != 0 && !following) ||
+            (fieldBitsOf(asBefore) & presentBits) != 0)
         {
             return DecodeStatus.BAD_LENGTH;
         }
-        final int fieldsLength = fieldsLength(presentBits);
+        final int fieldsLength = fieldsLength(presentBits & FIELD_BITS);
         if (FRAME_LENGTH + fieldsLength > recordLength)
         {
             return DecodeStatus.BAD_LENGTH;
@@ -408,16 +495,17 @@ public final class CommandCodec
         }
         cursor = offset + FIELDS_OFFSET;
         present = presentBits;
-        command.batchSize = getInt(buffer, FIELD_BATCH_SIZE);
-        command.journalIndex = getLong(buffer, FIELD_JOURNAL_INDEX);
-        command.timestampNs = getLong(buffer, FIELD_TIMESTAMP_NS);
-        command.tenantId = getLong(buffer, FIELD_TENANT_ID);
+        command.batchSize = (presentBits & SAME_BATCH_SIZE) != 0 ? decoded.batchSize : getInt(buffer, FIELD_BATCH_SIZE);
+        command.journalIndex = (presentBits & SEQUEL_JOURNAL_INDEX) != 0 ? decoded.journalIndex + 1 :
+            getLong(buffer, FIELD_JOURNAL_INDEX);
+        command.timestampNs = (presentBits & SAME_TIMESTAMP_NS) != 0 ? decoded.timestampNs : getLong(buffer, FIELD_TIMESTAMP_NS);
+        command.tenantId = (presentBits & SAME_TENANT_ID) != 0 ? decoded.tenantId : getLong(buffer, FIELD_TENANT_ID);
         command.keyHi = getLong(buffer, FIELD_KEY_HI);
         command.keyLo = getLong(buffer, FIELD_KEY_LO);
         command.fingerprintHi = getLong(buffer, FIELD_FINGERPRINT_HI);
         command.fingerprintLo = getLong(buffer, FIELD_FINGERPRINT_LO);
         command.batchPosition = getInt(buffer, FIELD_BATCH_POSITION);
-        command.currency = getInt(buffer, FIELD_CURRENCY);
+        command.currency = (presentBits & SAME_CURRENCY) != 0 ? decoded.currency : getInt(buffer, FIELD_CURRENCY);
         command.accountId = getLong(buffer, FIELD_ACCOUNT_ID);
         command.debitAccountId = getLong(buffer, FIELD_DEBIT_ACCOUNT_ID);
         command.creditAccountId = getLong(buffer, FIELD_CREDIT_ACCOUNT_ID);
@@ -431,6 +519,53 @@ public final class CommandCodec
         command.subBalances = getInt(buffer, FIELD_SUB_BALANCES);
         readFlagsReferenceAndMetadata(buffer, flags, referenceAt, referenceLength, metadataLength, command);
         return DecodeStatus.OK;
+    }
+
+    /** @return the bits of the fields that {@code asBefore} takes from the record before. */
+    static int fieldBitsOf(final int asBefore)
+    {
+        return bit(FIELD_JOURNAL_INDEX, (asBefore & SEQUEL_JOURNAL_INDEX) != 0) |
+            bit(FIELD_TIMESTAMP_NS, (asBefore & SAME_TIMESTAMP_NS) != 0) | bit(FIELD_TENANT_ID, (asBefore & SAME_TENANT_ID) != 0) |
+            bit(FIELD_BATCH_SIZE, (asBefore & SAME_BATCH_SIZE) != 0) | bit(FIELD_CURRENCY, (asBefore & SAME_CURRENCY) != 0);
+    }
+
+    /** The fields of the last record encoded, or decoded, that the record after it may take instead of writing them. */
+    private static final class Predecessor
+    {
+        boolean known;
+        long journalIndex;
+        long timestampNs;
+        long tenantId;
+        int batchSize;
+        int currency;
+
+        void set(final Command command)
+        {
+            known = true;
+            journalIndex = command.journalIndex;
+            timestampNs = command.timestampNs;
+            tenantId = command.tenantId;
+            batchSize = command.batchSize;
+            currency = command.currency;
+        }
+
+        /** @return what a following record's field marked {@code sameBit} holds. */
+        long expected(final int sameBit)
+        {
+            switch (sameBit)
+            {
+                case SEQUEL_JOURNAL_INDEX:
+                    return journalIndex + 1;
+                case SAME_TIMESTAMP_NS:
+                    return timestampNs;
+                case SAME_TENANT_ID:
+                    return tenantId;
+                case SAME_BATCH_SIZE:
+                    return batchSize;
+                default:
+                    return currency;
+            }
+        }
     }
 
     /** @return {@link RecordHeader#verify}'s verdict on the record, then whether its type is a command type. */

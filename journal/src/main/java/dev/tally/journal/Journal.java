@@ -237,7 +237,9 @@ public final class Journal implements AutoCloseable
         }
         command.journalIndex = index;
         command.timestampNs = Math.max(clockNs, stagedLastTimestampNs);
-        stagedLength += codec.encode(command, encodeBuffer, stagedLength);
+        stagedLength += stagedCount == 0 ?
+            codec.encode(command, encodeBuffer, stagedLength) :
+            codec.encodeFollowing(command, encodeBuffer, stagedLength);   // its index, time, tenant ... as the one before
         stagedCount++;
         stagedLastIndex = index;
         stagedLastTimestampNs = command.timestampNs;

@@ -300,7 +300,9 @@ public final class JournalReader implements AutoCloseable
             recordOffset += RecoveryMarkerCodec.ENCODED_LENGTH;
             return status;
         }
-        final DecodeStatus status = codec.decode(documentBuffer, offset, remaining, command);
+        final DecodeStatus status = offset == 0 ?
+            codec.decode(documentBuffer, offset, remaining, command) :
+            codec.decodeFollowing(documentBuffer, offset, remaining, command);
         if (DecodeStatus.OK == status)
         {
             recordOffset += RecordHeader.recordLength(documentBuffer, offset);

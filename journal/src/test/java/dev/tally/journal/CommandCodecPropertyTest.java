@@ -3,6 +3,10 @@ package dev.tally.journal;
 import static dev.tally.journal.TestCommands.assertSameCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
@@ -55,6 +59,55 @@ class CommandCodecPropertyTest
         buffer.putByte(corrupted, (byte)(buffer.getByte(corrupted) ^ xor));
 
         assertNotEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, new Command()));
+    }
+
+    /** Commands one after another in one document, each sharing some of what a batch shares with the one before. */
+    @Property(tries = 500)
+    void shouldRoundTripAnyRunOfFollowingRecords(@ForAll("runs") final List<Command> run)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[run.size() * CommandCodec.ENCODED_LENGTH_MAX]);
+        final int[] offsets = new int[run.size() + 1];
+        for (int i = 0; i < run.size(); i++)
+        {
+            final int length = i == 0 ? codec.encode(run.get(i), buffer, offsets[i]) : codec.encodeFollowing(run.get(i), buffer, offsets[i]);
+            assertTrue(length <= CommandCodec.encodedLength(run.get(i)));
+            offsets[i + 1] = offsets[i] + length;
+        }
+        final CommandCodec reader = new CommandCodec();
+        final Command decoded = new Command();
+        for (int i = 0; i < run.size(); i++)
+        {
+            final int available = offsets[run.size()] - offsets[i];
+            final DecodeStatus status = i == 0 ?
+                reader.decode(buffer, offsets[i], available, decoded) : reader.decodeFollowing(buffer, offsets[i], available, decoded);
+            assertEquals(DecodeStatus.OK, status, "record " + i);
+            assertSameCommand(run.get(i), decoded);
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Command>> runs()
+    {
+        return Arbitraries.randomValue(random ->
+        {
+            final List<Command> run = new ArrayList<>();
+            final CommandType[] types = CommandType.values();
+            for (int i = 0; i < 1 + random.nextInt(8); i++)
+            {
+                final Command command = TestCommands.sparse(types[random.nextInt(types.length)], random);
+                if (i > 0)
+                {
+                    final Command before = run.get(i - 1);
+                    command.journalIndex = random.nextBoolean() ? before.journalIndex + 1 : command.journalIndex;
+                    command.timestampNs = random.nextBoolean() ? before.timestampNs : command.timestampNs;
+                    command.tenantId = random.nextBoolean() ? before.tenantId : command.tenantId;
+                    command.batchSize = random.nextBoolean() ? before.batchSize : command.batchSize;
+                    command.currency = random.nextBoolean() ? before.currency : command.currency;
+                }
+                run.add(command);
+            }
+            return run;
+        });
     }
 
     @Provide

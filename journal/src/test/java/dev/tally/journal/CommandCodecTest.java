@@ -87,12 +87,84 @@ class CommandCodecTest
     }
 
     @Test
+    void shouldTakeFromTheRecordBeforeWhatABatchShares()
+    {
+        final Command first = TestCommands.plainTransfer(20, "");
+        first.journalIndex = 41;
+        first.batchSize = 100;
+        final Command second = TestCommands.plainTransfer(21, "");
+        second.journalIndex = 42;
+        second.timestampNs = first.timestampNs;
+        second.tenantId = first.tenantId;
+        second.batchSize = first.batchSize;
+        second.batchPosition = 1;
+        second.currency = first.currency;
+
+        final int firstLength = codec.encode(first, buffer, 0);
+        final int secondLength = codec.encodeFollowing(second, buffer, firstLength);
+
+        assertEquals(14 + 92, firstLength, "stands alone");
+        assertEquals(14 + 92 + 4 - 32, secondLength, "its batch position, but not its index, time, tenant, batch size, currency");
+        final int present = buffer.getInt(firstLength + CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        assertEquals(CommandCodec.AS_BEFORE_BITS, present & CommandCodec.AS_BEFORE_BITS);
+        assertEquals(0, present & CommandCodec.fieldBitsOf(CommandCodec.AS_BEFORE_BITS));
+        final Command decoded = new Command();
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, firstLength + secondLength, decoded));
+        assertSameCommand(first, decoded);
+        assertEquals(DecodeStatus.OK, codec.decodeFollowing(buffer, firstLength, secondLength, decoded));
+        assertSameCommand(second, decoded);
+
+        final CommandCodec fresh = new CommandCodec();
+        assertEquals(DecodeStatus.BAD_LENGTH, fresh.decode(buffer, firstLength, secondLength, new Command()), "not alone");
+        assertEquals(DecodeStatus.BAD_LENGTH, fresh.decodeFollowing(buffer, firstLength, secondLength, new Command()),
+            "nothing decoded before it");
+        buffer.putByte(40, (byte)(buffer.getByte(40) ^ 1));
+        assertEquals(DecodeStatus.BAD_CHECKSUM, fresh.decode(buffer, 0, firstLength, new Command()));
+        assertEquals(DecodeStatus.BAD_LENGTH, fresh.decodeFollowing(buffer, firstLength, secondLength, new Command()),
+            "the record before it did not decode");
+        buffer.putByte(40, (byte)(buffer.getByte(40) ^ 1));
+
+        for (int offset = firstLength; offset < firstLength + secondLength; offset++)
+        {
+            for (int bit = 0; bit < 8; bit++)
+            {
+                final byte original = buffer.getByte(offset);
+                buffer.putByte(offset, (byte)(original ^ (1 << bit)));
+                assertEquals(DecodeStatus.OK, fresh.decode(buffer, 0, firstLength, new Command()));
+                assertNotEquals(DecodeStatus.OK, fresh.decodeFollowing(buffer, firstLength, secondLength, new Command()),
+                    "flip of bit " + bit + " at offset " + (offset - firstLength));
+                buffer.putByte(offset, original);
+            }
+        }
+    }
+
+    @Test
+    void shouldWriteAgainWhatDiffersFromTheRecordBefore()
+    {
+        final Command first = TestCommands.plainTransfer(22, "a");
+        final Command second = TestCommands.plainTransfer(23, "b");   // another tenant, time, index, currency
+        second.batchSize = first.batchSize;
+
+        final int firstLength = codec.encode(first, buffer, 0);
+        final int secondLength = codec.encodeFollowing(second, buffer, firstLength);
+
+        assertEquals(firstLength - 4, secondLength, "only the batch size is taken");
+        assertEquals(CommandCodec.SAME_BATCH_SIZE,
+            buffer.getInt(firstLength + CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN) & CommandCodec.AS_BEFORE_BITS);
+        final Command decoded = new Command();
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, firstLength, decoded));
+        assertEquals(DecodeStatus.OK, codec.decodeFollowing(buffer, firstLength, secondLength, decoded));
+        assertSameCommand(second, decoded);
+    }
+
+    @Test
     void shouldRejectPresentBitsThatDisagreeWithTheRecord()
     {
         final Command transfer = TestCommands.plainTransfer(8, "abc");
         final int length = codec.encode(transfer, buffer, 0);
         final int present = buffer.getInt(CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
-        for (final int wrong : new int[] {present | 1 << 21, present | 1 << 31, present | 1 << CommandCodec.FIELD_ACCOUNT_ID,
+        for (final int wrong : new int[] {present | 1 << 26, present | 1 << 31, present | 1 << CommandCodec.FIELD_ACCOUNT_ID,
+            present | CommandCodec.SAME_TENANT_ID, present | CommandCodec.SEQUEL_JOURNAL_INDEX,
             present & ~(1 << CommandCodec.FIELD_BATCH_SIZE), present & ~(1 << CommandCodec.FIELD_TENANT_ID), -1})
         {
             buffer.putInt(CommandCodec.PRESENT_OFFSET, wrong, ByteOrder.LITTLE_ENDIAN);
