@@ -99,7 +99,8 @@ public final class Journal implements AutoCloseable
     /**
      * The largest Chronicle document the journal writes, and reads: staged records go out together up to this size.
      * One document per 100-transfer batch request instead of 100 saves Chronicle's per-document header, index and
-     * commit work (docs/JOURNAL.md, "Several records in one document").
+     * commit work (docs/JOURNAL.md, "Several records in one document"). Full documents go through even with the smallest
+     * block size, {@link JournalConfig#BLOCK_SIZE_BYTES_MIN} (1 MiB chunks; {@code JournalDocumentsTest}).
      */
     public static final int DOCUMENT_BYTES_MAX = 64 * 1024;
     private long lastForceNs;

@@ -120,6 +120,36 @@ class JournalDocumentsTest
     }
 
     @Test
+    void shouldWriteFullDocumentsAcrossChunksOfTheSmallestBlockSize()
+    {
+        final JournalConfig defaults = JournalConfig.of(dir, Durability.ASYNC);
+        final JournalConfig smallestBlocks = new JournalConfig(dir, Durability.ASYNC, defaults.tailScanRecordCount(),
+            JournalConfig.BLOCK_SIZE_BYTES_MIN, false, defaults.zeroFillAheadBytes(), defaults.asyncForceIntervalMs(),
+            defaults.unmapWrittenPages(), defaults.dropForcedPages());
+        int appended = 0;
+        try (Journal journal = Journal.open(smallestBlocks))
+        {
+            // 48 documents of ≈ 64 KiB: three times the 1 MiB chunk, so documents land across chunk boundaries
+            for (int document = 0; document < 48; document++)
+            {
+                while (!journal.stagingFull())
+                {
+                    appended++;
+                    journal.stampAndStage(TestCommands.transfer(appended, String.format("blk-%06d", appended)), CLOCK_START_NS);
+                }
+                journal.appendStaged();
+            }
+            assertEquals(appended, journal.lastIndex());
+        }
+        final List<Long> indexes = new ArrayList<>();
+        final ReplayResult result = replayAll(command -> indexes.add(command.journalIndex));
+        assertEquals(ReplayStatus.COMPLETE, result.status(), result.toString());
+        assertEquals(appended, indexes.size());
+        assertEquals(appended, indexes.get(appended - 1));
+        assertEquals(48, recordsPerDocument().size());
+    }
+
+    @Test
     void shouldCutATornDocumentAtItsFirstUnreadableRecord() throws Exception
     {
         try (Journal journal = Journal.open(dir, Durability.SYNC))
