@@ -42,7 +42,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * append, so every append that returned is kept.
  *
  * <p>A Chronicle document holds one record ({@link #stampAndAppend}) or several ({@link #stampAndStage}, then
- * {@link #appendStaged}); each record keeps its own header, index, time and checksum, so a reader checks every one.
+ * {@link #appendStaged}); each record keeps its own header and checksum, and takes from the one before it in the
+ * document only what their batch shares (index + 1, time, tenant, batch size, currency), so a reader checks every one.
  *
  * <p>Single-threaded: open it on any thread, then use it from one thread at a time (the journaler).
  * {@link #stampAndAppend}, {@link #stampAndStage}, {@link #appendStaged} and {@link #flush} allocate nothing in steady
@@ -118,6 +119,14 @@ public final class Journal implements AutoCloseable
      */
     public static final String FORCES_BEFORE_FAILURE_PROPERTY = "tally.test.journalForcesBeforeFailure";
     private final long forcesBeforeFailure = Long.getLong(FORCES_BEFORE_FAILURE_PROPERTY, -1);
+    /**
+     * Fault injection for tests, read at open: {@code -Dtally.test.journalDocumentsBeforeFailure=N} makes the append of
+     * document N + 1 (counting from open, a recovery marker included) fail once, as a queue that briefly cannot map its
+     * next chunk would ({@code -1}, the default: never).
+     */
+    public static final String DOCUMENTS_BEFORE_FAILURE_PROPERTY = "tally.test.journalDocumentsBeforeFailure";
+    private final long documentsBeforeFailure = Long.getLong(DOCUMENTS_BEFORE_FAILURE_PROPERTY, -1);
+    private long documents;
     private long forces;
     /** The cycle files open forced (tests): what a killed writer left may have been in the page cache only. */
     private final List<Path> forcedAtOpen;
@@ -197,8 +206,9 @@ public final class Journal implements AutoCloseable
 
     /**
      * Stamps {@code command} with the next journal index and {@code max(clockNs, lastTimestampNs())},
-     * then appends it. Under {@link Durability#ASYNC} the command is durable when this returns; under
-     * {@link Durability#SYNC} after the next {@link #flush()}.
+     * then appends it: one document, which also holds any records staged before it ({@link #stampAndStage}). Under
+     * {@link Durability#ASYNC} the command is durable when this returns; under {@link Durability#SYNC} after the next
+     * {@link #flush()}.
      *
      * @param clockNs the journaler's wall clock in epoch nanoseconds; may go backwards.
      * @return the journal index given to the command.
@@ -592,6 +602,10 @@ public final class Journal implements AutoCloseable
 
     private void write(final int length)
     {
+        if (documents++ == documentsBeforeFailure)
+        {
+            throw new IllegalStateException("injected append failure (" + DOCUMENTS_BEFORE_FAILURE_PROPERTY + ")");
+        }
         try (DocumentContext dc = appender.writingDocument())
         {
             try

@@ -53,6 +53,8 @@ public final class JournalReader implements AutoCloseable
     private int documentLength;
     /** Where the next record of the current document starts. */
     private int recordOffset;
+    /** The record before {@link #recordOffset} is a command of this document that decoded: the next may follow it. */
+    private boolean mayFollow;
     private final Command command = new Command();
     private long probedFirstIndex;
     private boolean lastWasMarker;
@@ -166,6 +168,7 @@ public final class JournalReader implements AutoCloseable
             while (true)
             {
                 final long chronicleIndex;
+                final int records;
                 final boolean readable;
                 try (DocumentContext dc = tailer.readingDocument())
                 {
@@ -174,9 +177,10 @@ public final class JournalReader implements AutoCloseable
                         break;
                     }
                     chronicleIndex = dc.index();
+                    records = recordCount(dc.wire().bytes());
                     readable = decodeFirst(dc.wire().bytes()) == DecodeStatus.OK;
                 }
-                readCount++;
+                readCount += records;
                 if (readable)
                 {
                     anchor = chronicleIndex;
@@ -222,10 +226,11 @@ public final class JournalReader implements AutoCloseable
                 {
                     break;
                 }
-                load(dc.wire().bytes());
+                load(dc.wire().bytes(), documentBytes.length);
             }
-            // The document's records, in order; the first unreadable one ends it (its length cannot be trusted).
-            while (recordOffset < documentLength && !tracker.isCorrupt())
+            // The document's records, in order; the first unreadable one ends it (its length cannot be trusted). An
+            // empty or oversized document is one unreadable record.
+            do
             {
                 if (track(tracker) && command.journalIndex > fromIndexExclusive)
                 {
@@ -233,6 +238,7 @@ public final class JournalReader implements AutoCloseable
                     deliveredCount++;
                 }
             }
+            while (recordOffset < documentLength && !tracker.isCorrupt());
         }
         return tracker.result(deliveredCount);
     }
@@ -240,10 +246,15 @@ public final class JournalReader implements AutoCloseable
     /** @return true when the next record of the document is a command that continues the sequence. */
     private boolean track(final SequenceTracker tracker)
     {
+        final int offset = recordOffset;
         final DecodeStatus status = decodeNext();
         if (DecodeStatus.OK != status)
         {
             tracker.onUnreadable(status);
+            if (dataAfter(offset))
+            {
+                tracker.onDataAfterUnreadable();
+            }
             recordOffset = documentLength;
             return false;
         }
@@ -256,27 +267,72 @@ public final class JournalReader implements AutoCloseable
     }
 
     /**
-     * Copies a document out of the queue and points {@link #recordOffset} at its first record. A document larger than
-     * any the journal writes reads as one unreadable record.
+     * Copies a document out of the queue, or its first {@code lengthMax} bytes, and points {@link #recordOffset} at its
+     * first record. A document larger than any the journal writes reads as one unreadable record.
      */
-    private void load(final Bytes<?> bytes)
+    private void load(final Bytes<?> bytes, final int lengthMax)
     {
         final long remaining = bytes.readRemaining();
         recordOffset = 0;
+        mayFollow = false;
         if (remaining > documentBytes.length)
         {
             documentLength = -1;
             return;
         }
-        documentLength = (int)remaining;
+        documentLength = (int)Math.min(remaining, lengthMax);
         bytes.read(documentBytes, 0, documentLength);
     }
 
-    /** @return whether the first record of the document in {@code bytes} decodes (into {@link #command} or the marker). */
+    /**
+     * @return whether the first record of the document in {@code bytes} decodes (into {@link #command} or the marker);
+     *         copies only as much of the document as a record can take.
+     */
     private DecodeStatus decodeFirst(final Bytes<?> bytes)
     {
-        load(bytes);
+        load(bytes, CommandCodec.ENCODED_LENGTH_MAX);
         return decodeNext();
+    }
+
+    /**
+     * @return whether the document holds anything but zeros after the unreadable record at {@code offset} (past its
+     *         announced length, or past its header when that length is too short to be one).
+     */
+    private boolean dataAfter(final int offset)
+    {
+        if (documentLength <= 0 || offset + RecordHeader.LENGTH > documentLength)
+        {
+            return false;
+        }
+        final int announced = Math.max(RecordHeader.recordLength(documentBuffer, offset), RecordHeader.LENGTH);
+        for (int i = offset + announced; i < documentLength; i++)
+        {
+            if (documentBytes[i] != 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return how many records the document in {@code bytes} holds, by their lengths (at least 1), without copying it. */
+    private static int recordCount(final Bytes<?> bytes)
+    {
+        final long end = bytes.readLimit();
+        long at = bytes.readPosition();
+        int count = 0;
+        while (at + RecordHeader.LENGTH <= end)
+        {
+            final int length = bytes.readUnsignedByte(at + RecordHeader.RECORD_LENGTH_OFFSET) |
+                bytes.readUnsignedByte(at + RecordHeader.RECORD_LENGTH_OFFSET + 1) << 8;
+            if (length < RecordHeader.LENGTH)
+            {
+                break;
+            }
+            at += length;
+            count++;
+        }
+        return Math.max(1, count);
     }
 
     /**
@@ -296,14 +352,16 @@ public final class JournalReader implements AutoCloseable
         if (RecoveryMarkerCodec.isMarker(documentBuffer, offset, remaining))
         {
             lastWasMarker = true;
+            mayFollow = false;   // a record after a marker stands alone
             final DecodeStatus status = markerCodec.decode(documentBuffer, offset, remaining);
             recordOffset += RecoveryMarkerCodec.ENCODED_LENGTH;
             return status;
         }
-        final DecodeStatus status = offset == 0 ?
-            codec.decode(documentBuffer, offset, remaining, command) :
-            codec.decodeFollowing(documentBuffer, offset, remaining, command);
-        if (DecodeStatus.OK == status)
+        final DecodeStatus status = mayFollow ?
+            codec.decodeFollowing(documentBuffer, offset, remaining, command) :
+            codec.decode(documentBuffer, offset, remaining, command);
+        mayFollow = DecodeStatus.OK == status;
+        if (mayFollow)
         {
             recordOffset += RecordHeader.recordLength(documentBuffer, offset);
         }

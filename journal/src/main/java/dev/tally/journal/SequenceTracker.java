@@ -132,6 +132,21 @@ final class SequenceTracker
         tornRecordCount++;
     }
 
+    /**
+     * After {@link #onUnreadable}: what is left of that record's document is not blank. It may hold intact records that
+     * cannot be reached without the damaged one, so it counts as one (a crash tears a document into blank pages, not
+     * data), and the scan ends {@link ReplayStatus#CORRUPT} unless a recovery marker already cut it.
+     */
+    void onDataAfterUnreadable()
+    {
+        if (corrupt || !skipping)
+        {
+            return;
+        }
+        tornRecordCount++;
+        tornValidRecordCount++;
+    }
+
     ReplayResult result(final long deliveredCount)
     {
         final ReplayStatus status;

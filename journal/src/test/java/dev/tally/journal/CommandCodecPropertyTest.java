@@ -92,7 +92,8 @@ class CommandCodecPropertyTest
         {
             final List<Command> run = new ArrayList<>();
             final CommandType[] types = CommandType.values();
-            for (int i = 0; i < 1 + random.nextInt(8); i++)
+            final int length = 1 + random.nextInt(8);
+            for (int i = 0; i < length; i++)
             {
                 final Command command = TestCommands.sparse(types[random.nextInt(types.length)], random);
                 if (i > 0)

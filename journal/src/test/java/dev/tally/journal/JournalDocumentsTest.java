@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.tally.ledger.command.Command;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -150,21 +151,61 @@ class JournalDocumentsTest
     }
 
     @Test
+    void shouldNotAllocateWhenStagingAppendingAndReplayingDocuments()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final Command command = TestCommands.plainTransfer(42, "");
+        final int measuredCount = 100_000;
+        try (Journal journal = Journal.open(dir, Durability.ASYNC))
+        {
+            stageInRequestsOf100(journal, command, 200_000);   // warm-up
+
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            stageInRequestsOf100(journal, command, measuredCount);
+            final long allocatedBytes = threads.getCurrentThreadAllocatedBytes() - before;
+            // per record, not absolute: Chronicle's occasional bookkeeping may allocate a few KB in a run
+            assertTrue(allocatedBytes < measuredCount, "allocated " + allocatedBytes + " bytes staging " + measuredCount + " records");
+        }
+        try (JournalReader reader = JournalReader.open(dir))
+        {
+            final long[] delivered = new long[1];
+            reader.replay(0, replayed -> delivered[0]++);   // warm-up
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            reader.replay(0, replayed -> delivered[0]++);
+            final long allocatedBytes = threads.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(2L * (200_000 + measuredCount), delivered[0]);
+            assertTrue(allocatedBytes < 200_000 + measuredCount,
+                "allocated " + allocatedBytes + " bytes replaying " + (200_000 + measuredCount) + " records");
+        }
+    }
+
+    /** Stages {@code count} copies of {@code command} (each stamped anew), appending a document every 100. */
+    private static void stageInRequestsOf100(final Journal journal, final Command command, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            command.batchPosition = i % 100;
+            journal.stampAndStage(command, CLOCK_START_NS);
+            if (i % 100 == 99)
+            {
+                journal.appendStaged();
+            }
+        }
+        journal.appendStaged();
+    }
+
+    @Test
     void shouldCutATornDocumentAtItsFirstUnreadableRecord() throws Exception
     {
-        try (Journal journal = Journal.open(dir, Durability.SYNC))
-        {
-            stage(journal, "old", 1, 20);
-            journal.appendStaged();
-            stage(journal, "new", 21, 30);
-            journal.flush();
-        }
-        JournalFiles.corruptLastOccurrence(dir, "new-0025");
+        appendOldAndNewDocuments();
+        // a power loss: the document's pages from inside record 25 on never reached the disk
+        JournalFiles.zeroFromTo(dir, "new-0025", "new-0030", RecordHeader.CHECKSUM_SIZE);
 
         final List<Long> beforeRecovery = new ArrayList<>();
         final ReplayResult torn = replayAll(command -> beforeRecovery.add(command.journalIndex));
         assertEquals(ReplayStatus.TORN_TAIL, torn.status(), torn.toString());
-        assertEquals(24, torn.lastIndex(), "the document's records before the bad one are good");
+        assertEquals(24, torn.lastIndex(), "the document's records before the torn one are good");
         assertEquals(24, beforeRecovery.size());
         assertEquals(1, torn.tornTailRecordCount(), "the rest of the document is read as one unreadable record");
 
@@ -181,6 +222,57 @@ class JournalDocumentsTest
         assertEquals(27, result.deliveredCount());
         assertEquals("new-0024", references.get(23));
         assertEquals("re-0025", references.get(24));
+    }
+
+    @Test
+    void shouldRefuseToCutADocumentDamagedBeforeDataItCannotRead() throws Exception
+    {
+        appendOldAndNewDocuments();
+        // one byte of record 25 damaged, records 26 to 30 intact after it: not what a crash leaves
+        JournalFiles.corruptLastOccurrence(dir, "new-0025");
+
+        final ReplayResult damaged = replayAll(command -> { });
+        assertEquals(ReplayStatus.CORRUPT, damaged.status(), damaged.toString());
+        assertEquals(24, damaged.lastIndex());
+        assertThrows(JournalCorruptedException.class, () -> Journal.open(dir, Durability.SYNC));
+
+        try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.SYNC).withTruncateAfterCorruption(true)))
+        {
+            assertTrue(journal.recovery().markerWritten(), "cut on the operator's request");
+            assertEquals(24, journal.lastIndex());
+        }
+        assertEquals(ReplayStatus.COMPLETE, replayAll(command -> { }).status());
+    }
+
+    @Test
+    void shouldReadAnEmptyOrOversizedDocumentAsUnreadable()
+    {
+        try (Journal journal = Journal.open(dir, Durability.SYNC))
+        {
+            stage(journal, "old", 1, 3);
+            journal.flush();
+        }
+        JournalFiles.appendRawDocument(dir, new byte[Journal.DOCUMENT_BYTES_MAX + 1], Journal.DOCUMENT_BYTES_MAX + 1);
+        final ReplayResult oversized = replayAll(command -> { });
+        assertEquals(ReplayStatus.TORN_TAIL, oversized.status(), oversized.toString());
+        assertEquals(3, oversized.lastIndex());
+        assertTrue(oversized.detail().contains("BAD_LENGTH"), oversized.detail());
+
+        JournalFiles.appendRawDocument(dir, new byte[0], 0);
+        final ReplayResult empty = replayAll(command -> { });
+        assertEquals(ReplayStatus.TORN_TAIL, empty.status(), empty.toString());
+        assertEquals(2, empty.tornTailRecordCount(), "each document one unreadable record");
+    }
+
+    private void appendOldAndNewDocuments()
+    {
+        try (Journal journal = Journal.open(dir, Durability.SYNC))
+        {
+            stage(journal, "old", 1, 20);
+            journal.appendStaged();
+            stage(journal, "new", 21, 30);
+            journal.flush();
+        }
     }
 
     /** Stages transfers {@code from..to} (journal indexes and reference numbers alike). @return how many. */

@@ -50,6 +50,34 @@ final class JournalFiles
         throw new AssertionError("'" + text + "' not found in " + directory);
     }
 
+    /**
+     * Zeroes the bytes from the last occurrence of {@code from} to {@code bytesAfterTo} bytes past the end of the last
+     * occurrence of {@code to}, as a power loss leaves the pages of a document that never reached the disk.
+     */
+    static void zeroFromTo(final Path directory, final String from, final String to, final int bytesAfterTo) throws IOException
+    {
+        final byte[] fromPattern = from.getBytes(StandardCharsets.US_ASCII);
+        final byte[] toPattern = to.getBytes(StandardCharsets.US_ASCII);
+        for (final Path file : cycleFiles(directory))
+        {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                final int length = (int)Math.min(channel.size(), SEARCH_LENGTH_MAX_BYTES);
+                final ByteBuffer bytes = ByteBuffer.allocate(length);
+                channel.read(bytes, 0);
+                final int start = lastIndexOf(bytes.array(), length, fromPattern);
+                final int end = lastIndexOf(bytes.array(), length, toPattern) + toPattern.length + bytesAfterTo;
+                if (start >= 0 && end > start)
+                {
+                    channel.write(ByteBuffer.allocate(end - start), start);
+                    channel.force(true);
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("'" + from + "' .. '" + to + "' not found in " + directory);
+    }
+
     /** Appends one document holding {@code length} raw bytes, as a foreign or broken writer would. */
     static void appendRawDocument(final Path directory, final byte[] bytes, final int length)
     {

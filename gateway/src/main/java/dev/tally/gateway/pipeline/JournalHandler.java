@@ -102,16 +102,16 @@ final class JournalHandler extends HandingOffStage
             {
                 oldestReceivedNs = event.receivedNs;
             }
+            if (!health.isHalted() && journal.stagingFull())
+            {
+                appendStaged(sequence - 1);   // may fail and halt: then this command must not start a document of its own
+            }
             if (health.isHalted())
             {
                 event.journalFailed = true;
             }
             else
             {
-                if (journal.stagingFull())
-                {
-                    appendStaged(sequence - 1);
-                }
                 try
                 {
                     journal.stampAndStage(event.command, System.currentTimeMillis() * 1_000_000L);
