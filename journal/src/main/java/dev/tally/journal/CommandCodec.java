@@ -349,16 +349,16 @@ public final class CommandCodec
         final Predecessor before = following && encoded.known ? encoded : null;
         cursor = offset + FIELDS_OFFSET;
         present = 0;
-        putIntOrSame(buffer, FIELD_BATCH_SIZE, command.batchSize, before, SAME_BATCH_SIZE);
-        putLongOrSame(buffer, FIELD_JOURNAL_INDEX, command.journalIndex, before, SEQUEL_JOURNAL_INDEX);
-        putLongOrSame(buffer, FIELD_TIMESTAMP_NS, command.timestampNs, before, SAME_TIMESTAMP_NS);
-        putLongOrSame(buffer, FIELD_TENANT_ID, command.tenantId, before, SAME_TENANT_ID);
+        putOrSame(buffer, FIELD_BATCH_SIZE, command.batchSize, before, SAME_BATCH_SIZE);
+        putOrSame(buffer, FIELD_JOURNAL_INDEX, command.journalIndex, before, SEQUEL_JOURNAL_INDEX);
+        putOrSame(buffer, FIELD_TIMESTAMP_NS, command.timestampNs, before, SAME_TIMESTAMP_NS);
+        putOrSame(buffer, FIELD_TENANT_ID, command.tenantId, before, SAME_TENANT_ID);
         putLong(buffer, FIELD_KEY_HI, command.keyHi);
         putLong(buffer, FIELD_KEY_LO, command.keyLo);
         putLong(buffer, FIELD_FINGERPRINT_HI, command.fingerprintHi);
         putLong(buffer, FIELD_FINGERPRINT_LO, command.fingerprintLo);
         putInt(buffer, FIELD_BATCH_POSITION, command.batchPosition);
-        putIntOrSame(buffer, FIELD_CURRENCY, command.currency, before, SAME_CURRENCY);
+        putOrSame(buffer, FIELD_CURRENCY, command.currency, before, SAME_CURRENCY);
         putLong(buffer, FIELD_ACCOUNT_ID, command.accountId);
         putLong(buffer, FIELD_DEBIT_ACCOUNT_ID, command.debitAccountId);
         putLong(buffer, FIELD_CREDIT_ACCOUNT_ID, command.creditAccountId);
@@ -394,30 +394,24 @@ public final class CommandCodec
         return recordLength;
     }
 
-    /** Marks the field as the record before's when there is one and the value is that one's (not zero), else writes it. */
-    private void putLongOrSame(
+    /**
+     * Marks the field as the record before's when there is one and the value is that one's (not zero), else writes it
+     * at its size (an int field's value comes widened and goes back as an int).
+     */
+    private void putOrSame(
         final MutableDirectBuffer buffer, final int field, final long value, final Predecessor before, final int sameBit)
     {
         if (null != before && value != 0 && value == before.expected(sameBit))
         {
             present |= sameBit;
         }
+        else if ((INT_FIELD_BITS & 1 << field) != 0)
+        {
+            putInt(buffer, field, (int)value);
+        }
         else
         {
             putLong(buffer, field, value);
-        }
-    }
-
-    private void putIntOrSame(
-        final MutableDirectBuffer buffer, final int field, final int value, final Predecessor before, final int sameBit)
-    {
-        if (null != before && value != 0 && value == before.expected(sameBit))
-        {
-            present |= sameBit;
-        }
-        else
-        {
-            putInt(buffer, field, value);
         }
     }
 
