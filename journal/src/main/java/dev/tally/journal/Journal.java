@@ -131,14 +131,14 @@ public final class Journal implements AutoCloseable
     /** The cycle files open forced (tests): what a killed writer left may have been in the page cache only. */
     private final List<Path> forcedAtOpen;
 
-    private Journal(final JournalConfig config, final SingleChronicleQueue queue)
+    private Journal(final JournalConfig config, final SingleChronicleQueue queue, final EndWitness witness)
     {
         this.config = config;
         this.queue = queue;
         this.forcer = new FileForcer(config.zeroFillAheadBytes(), config.unmapWrittenPages(), config.dropForcedPages());
         this.appender = queue.createAppender();
         this.reader = new JournalReader(queue, false);
-        this.recovery = recover();
+        this.recovery = recover(witness);
         lastIndex = recovery.tailScan().lastIndex();
         lastTimestampNs = recovery.tailScan().lastTimestampNs();
         stagedLastIndex = lastIndex;
@@ -172,11 +172,28 @@ public final class Journal implements AutoCloseable
      */
     public static Journal open(final JournalConfig config)
     {
-        return open(config, SystemTimeProvider.INSTANCE);
+        return open(config, EndWitness.NONE);
+    }
+
+    /**
+     * As {@link #open(JournalConfig)}, refusing a journal that ends below {@code witness} (the newest snapshot, PostgreSQL's
+     * watermark): before cutting a torn tail, and when there is nothing to cut. Such a journal lost records that were on
+     * stable storage, and serving it would answer with less than was acknowledged.
+     *
+     * @throws JournalCorruptedException as {@link #open(JournalConfig)}, and when the journal ends below the witness.
+     */
+    public static Journal open(final JournalConfig config, final EndWitness witness)
+    {
+        return open(config, witness, SystemTimeProvider.INSTANCE);
     }
 
     /** As {@link #open(JournalConfig)}, with the clock that decides when a cycle file rolls (tests). */
     static Journal open(final JournalConfig config, final TimeProvider rollClock)
+    {
+        return open(config, EndWitness.NONE, rollClock);
+    }
+
+    private static Journal open(final JournalConfig config, final EndWitness witness, final TimeProvider rollClock)
     {
         try
         {
@@ -189,7 +206,7 @@ public final class Journal implements AutoCloseable
         final SingleChronicleQueue queue = JournalQueues.openForAppend(config, rollClock);
         try
         {
-            return new Journal(config, queue);
+            return new Journal(config, queue, witness);
         }
         catch (final RuntimeException ex)
         {
@@ -496,11 +513,12 @@ public final class Journal implements AutoCloseable
         }
     }
 
-    private RecoveryReport recover()
+    private RecoveryReport recover(final EndWitness witness)
     {
         final ReplayResult tail = reader.scanTail(config.tailScanRecordCount());
         if (ReplayStatus.COMPLETE == tail.status())
         {
+            refuseBelow(witness, tail, "the journal ends at index " + tail.lastIndex());
             return new RecoveryReport(tail, false);
         }
         if (ReplayStatus.CORRUPT == tail.status())
@@ -517,11 +535,22 @@ public final class Journal implements AutoCloseable
                     "refusing to cut them without truncateAfterCorruption (tally serve --truncate-journal-after-corruption)", tail);
             }
         }
+        refuseBelow(witness, tail, "cutting the " + tail.tornTailRecordCount() + " unreadable record(s) (" + tail.tornTailBytes() +
+            " bytes) after index " + tail.lastIndex() + " would drop what a witness holds");
         final int length = markerCodec.encode(
             encodeBuffer, 0, tail.lastIndex(), tail.lastTimestampNs(), tail.tornTailRecordCount());
         write(length);
         forceToDisk();
         return new RecoveryReport(tail, true);
+    }
+
+    /** A journal (or what a cut would leave of it) that ends below a witness lost records it held on stable storage. */
+    private static void refuseBelow(final EndWitness witness, final ReplayResult tail, final String what)
+    {
+        if (witness.isBeyond(tail.lastIndex()))
+        {
+            throw new JournalCorruptedException(what + ": " + witness.gapBefore(tail.lastIndex()), tail);
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableSet;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.tally.ledger.command.Command;
 import net.openhft.chronicle.bytes.Bytes;
@@ -42,6 +43,13 @@ public final class JournalReader implements AutoCloseable
 
     private static final long NO_ANCHOR = Long.MIN_VALUE;
     private static final CommandConsumer IGNORE = command -> { };
+    private static final int NO_CYCLE = Integer.MIN_VALUE;
+    /**
+     * How often a read that stopped short of the end Chronicle knows of looks again before it calls the rest unreachable:
+     * a writer next to a tool finishes a document in microseconds, a damaged header never.
+     */
+    private static final int END_CHECKS_MAX = 5;
+    private static final long END_CHECK_PAUSE_NS = 20_000_000L;
 
     private final SingleChronicleQueue queue;
     private final boolean ownsQueue;
@@ -51,6 +59,11 @@ public final class JournalReader implements AutoCloseable
     private final byte[] documentBytes = new byte[Journal.DOCUMENT_BYTES_MAX];
     private final UnsafeBuffer documentBuffer = new UnsafeBuffer(documentBytes);
     private int documentLength;
+    /** The current document's size in the queue, also when too large to copy. */
+    private int documentSize;
+    /** The cycle and file position just past the last document read; {@link #NO_CYCLE} before the first. */
+    private int readCycle = NO_CYCLE;
+    private long readEndPosition;
     /** Where the next record of the current document starts. */
     private int recordOffset;
     /** The record before {@link #recordOffset} is a command of this document that decoded: the next may follow it. */
@@ -102,6 +115,7 @@ public final class JournalReader implements AutoCloseable
         {
             final long anchor = fromIndexExclusive == 0 ? NO_ANCHOR : findCycleAnchor(tailer, fromIndexExclusive + 1);
             positionAt(tailer, tracker, anchor);
+            startEndTracking(anchor);
             return scan(tailer, tracker, fromIndexExclusive, consumer);
         }
     }
@@ -154,6 +168,7 @@ public final class JournalReader implements AutoCloseable
         try (ExcerptTailer tailer = queue.createTailer())
         {
             positionAt(tailer, tracker, anchor);
+            startEndTracking(anchor);
             return scan(tailer, tracker, Long.MAX_VALUE, IGNORE);
         }
     }
@@ -194,6 +209,16 @@ public final class JournalReader implements AutoCloseable
         return anchor;
     }
 
+    /**
+     * A scan from the start checks, even when it reads nothing, that the first cycle file holds no document it missed;
+     * an anchored scan starts at a document read before, and checks from the last one it reads.
+     */
+    private void startEndTracking(final long anchor)
+    {
+        readCycle = NO_ANCHOR == anchor && queue.firstCycle() <= queue.lastCycle() ? queue.firstCycle() : NO_CYCLE;
+        readEndPosition = 0;
+    }
+
     private static void positionAt(final ExcerptTailer tailer, final SequenceTracker tracker, final long anchor)
     {
         if (NO_ANCHOR == anchor)
@@ -218,29 +243,86 @@ public final class JournalReader implements AutoCloseable
         final CommandConsumer consumer)
     {
         long deliveredCount = 0;
+        int endChecks = 0;
         while (!tracker.isCorrupt())
         {
-            try (DocumentContext dc = tailer.readingDocument())
+            if (!readDocument(tailer))
             {
-                if (!dc.isPresent())
+                final String beyond = beyondEnd();
+                if (beyond == null)
                 {
                     break;
                 }
-                load(dc.wire().bytes(), documentBytes.length);
+                if (endChecks++ < END_CHECKS_MAX)
+                {
+                    pauseForALiveWriter();   // a writer next to a tool may be finishing the document at the end
+                    continue;
+                }
+                tracker.onUnreachableData(beyond);
+                break;
             }
+            endChecks = 0;
             // The document's records, in order; the first unreadable one ends it (its length cannot be trusted). An
             // empty or oversized document is one unreadable record.
             do
             {
+                final int offset = recordOffset;
                 if (track(tracker) && command.journalIndex > fromIndexExclusive)
                 {
                     consumer.accept(command);
                     deliveredCount++;
                 }
+                if (tracker.isSkipping())
+                {
+                    tracker.onTornBytes((recordOffset < 0 ? documentSize : recordOffset) - offset);
+                }
             }
             while (recordOffset < documentLength && !tracker.isCorrupt());
         }
         return tracker.result(deliveredCount);
+    }
+
+    /**
+     * Reads the next document into {@link #documentBytes}, remembering where it ends in its cycle file.
+     *
+     * @return false at the end of what the tailer can read.
+     */
+    private boolean readDocument(final ExcerptTailer tailer)
+    {
+        try (DocumentContext dc = tailer.readingDocument())
+        {
+            if (!dc.isPresent())
+            {
+                return false;
+            }
+            final Bytes<?> bytes = dc.wire().bytes();
+            documentSize = (int)Math.min(bytes.readRemaining(), Integer.MAX_VALUE);
+            readCycle = queue.rollCycle().toCycle(dc.index());
+            readEndPosition = bytes.readLimit();
+            load(bytes, documentBytes.length);
+            return true;
+        }
+    }
+
+    /**
+     * @return null when the read ended where Chronicle says the journal ends; otherwise what lies beyond
+     *         ({@link ChronicleEndCheck}).
+     */
+    private String beyondEnd()
+    {
+        if (readCycle == NO_CYCLE)
+        {
+            return null;   // nothing read: an empty journal, or an anchored scan that found nothing to start from
+        }
+        try (ExcerptTailer probe = queue.createTailer())
+        {
+            return ChronicleEndCheck.beyond(queue, readCycle, readEndPosition, probe);
+        }
+    }
+
+    private static void pauseForALiveWriter()
+    {
+        LockSupport.parkNanos(END_CHECK_PAUSE_NS);
     }
 
     /** @return true when the next record of the document is a command that continues the sequence. */

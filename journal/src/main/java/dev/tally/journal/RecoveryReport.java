@@ -19,4 +19,30 @@ public record RecoveryReport(ReplayResult tailScan, boolean markerWritten)
     {
         return markerWritten ? tailScan.tornTailRecordCount() : 0;
     }
+
+    /** @return of those, records with a good checksum (cut only on an operator's request: {@code truncateAfterCorruption}). */
+    public long droppedIntactRecordCount()
+    {
+        return markerWritten ? tailScan.tornTailValidRecordCount() : 0;
+    }
+
+    /** @return the bytes of the records cut by this open (0 when the tail was clean). */
+    public long droppedBytes()
+    {
+        return markerWritten ? tailScan.tornTailBytes() : 0;
+    }
+
+    /**
+     * @return the cut in one line for the log: where it is, what it dropped and why it may; empty when nothing was cut.
+     */
+    public String describeCut()
+    {
+        if (!markerWritten)
+        {
+            return "";
+        }
+        return "cut " + droppedRecordCount() + " unreadable record(s), " + droppedBytes() + " bytes, after journal index " +
+            lastIndex() + (droppedIntactRecordCount() > 0 ? " (" + droppedIntactRecordCount() + " of them intact, cut on the " +
+            "operator's request)" : "") + "; new commands continue at index " + (lastIndex() + 1) + " (" + tailScan.detail() + ")";
+    }
 }

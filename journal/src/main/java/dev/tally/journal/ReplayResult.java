@@ -16,6 +16,7 @@ package dev.tally.journal;
  * @param tornTailValidRecordCount of those, records with a good checksum that follow an unreadable
  *                                 one: a plain crash never produces them, so they make the status
  *                                 {@link ReplayStatus#CORRUPT}.
+ * @param tornTailBytes            the bytes those records take in the journal (what a cut of them drops).
  * @param detail                   the first problem met, in words; empty when none.
  */
 public record ReplayResult(
@@ -27,6 +28,22 @@ public record ReplayResult(
     long recoveredRegionCount,
     long tornTailRecordCount,
     long tornTailValidRecordCount,
+    long tornTailBytes,
     String detail)
 {
+    /**
+     * @return this result, or, when {@code witness} holds an index past where this scan ended, the same scan ended
+     *         {@link ReplayStatus#CORRUPT} with the gap in its detail: a journal that ends below a witness lost records it
+     *         held on stable storage.
+     */
+    public ReplayResult checkedAgainst(final EndWitness witness)
+    {
+        if (status == ReplayStatus.CORRUPT || !witness.isBeyond(lastIndex))
+        {
+            return this;
+        }
+        final String gap = witness.gapBefore(lastIndex);
+        return new ReplayResult(ReplayStatus.CORRUPT, lastIndex, lastTimestampNs, deliveredCount, droppedRecordCount,
+            recoveredRegionCount, 0, 0, 0, detail.isEmpty() ? gap : detail + "; " + gap);
+    }
 }

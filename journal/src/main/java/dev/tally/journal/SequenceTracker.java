@@ -34,6 +34,7 @@ final class SequenceTracker
     private long recoveredRegionCount;
     private long tornRecordCount;
     private long tornValidRecordCount;
+    private long tornBytes;
     private String detail = "";
 
     /** Anchors the sequence: the next command must be {@code index + 1}. */
@@ -53,6 +54,30 @@ final class SequenceTracker
     boolean isCorrupt()
     {
         return corrupt;
+    }
+
+    /** @return true after an unreadable record that no recovery marker has cut yet: what is read now is torn. */
+    boolean isSkipping()
+    {
+        return skipping && !corrupt;
+    }
+
+    /** Counts bytes of the torn region (from the first unreadable record on). */
+    void onTornBytes(final long bytes)
+    {
+        tornBytes += bytes;
+    }
+
+    /**
+     * The read stopped, but Chronicle's own bookkeeping puts documents past that point ({@code ChronicleEndCheck}): the
+     * journal is damaged before its end, whatever the records before the stop look like.
+     */
+    void onUnreachableData(final String where)
+    {
+        if (!corrupt)
+        {
+            fail("the journal holds documents past the last one it can read (after journal index " + lastIndex + "): " + where);
+        }
     }
 
     /** @return true when the command is the next one of the sequence and may be applied. */
@@ -109,6 +134,7 @@ final class SequenceTracker
             droppedRecordCount += tornRecordCount;
             tornRecordCount = 0;
             tornValidRecordCount = 0;
+            tornBytes = 0;
         }
         recoveredRegionCount++;
     }
@@ -155,6 +181,7 @@ final class SequenceTracker
             status = ReplayStatus.CORRUPT;
             tornRecordCount = 0;
             tornValidRecordCount = 0;
+            tornBytes = 0;
         }
         else if (skipping && tornValidRecordCount > 0)
         {
@@ -174,6 +201,7 @@ final class SequenceTracker
             recoveredRegionCount,
             tornRecordCount,
             tornValidRecordCount,
+            tornBytes,
             detail);
     }
 

@@ -22,6 +22,8 @@ final class JournalFiles
 {
     /** Queue data sits near the start of a cycle file: header, index, then documents. */
     private static final int SEARCH_LENGTH_MAX_BYTES = 16 << 20;
+    /** Chronicle's document header: a 32-bit length with the ready and metadata bits. */
+    static final int CHRONICLE_HEADER_BYTES = 4;
 
     private JournalFiles()
     {
@@ -88,6 +90,70 @@ final class JournalFiles
             {
                 dc.wire().bytes().write(bytes, 0, length);
             }
+        }
+    }
+
+    /** @return the file position of every data document's 4-byte Chronicle header in {@code directory}'s first cycle file. */
+    static long[] documentHeaderPositions(final Path directory)
+    {
+        final List<Long> positions = new java.util.ArrayList<>();
+        try (SingleChronicleQueue queue = JournalQueues.openReadOnly(directory);
+            net.openhft.chronicle.queue.ExcerptTailer tailer = queue.createTailer())
+        {
+            while (true)
+            {
+                try (DocumentContext dc = tailer.readingDocument())
+                {
+                    if (!dc.isPresent())
+                    {
+                        break;
+                    }
+                    positions.add(dc.wire().bytes().readPosition() - CHRONICLE_HEADER_BYTES);
+                }
+            }
+        }
+        return positions.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** @return the length of the document whose Chronicle header is at {@code headerPosition} of {@code file}. */
+    static int documentLength(final Path file, final long headerPosition) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(CHRONICLE_HEADER_BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            channel.read(header, headerPosition);
+            return header.getInt(0) & net.openhft.chronicle.wire.Wires.LENGTH_MASK;
+        }
+    }
+
+    /** Writes {@code length} zeros at {@code position} of {@code file}, as a failing disk or a lost page leaves them. */
+    static void zero(final Path file, final long position, final int length) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            channel.write(ByteBuffer.allocate(length), position);
+            channel.force(true);
+        }
+    }
+
+    /** @return the first {@code length} bytes of {@code file}. */
+    static byte[] read(final Path file, final int length) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            final ByteBuffer bytes = ByteBuffer.allocate(length);
+            channel.read(bytes, 0);
+            return bytes.array();
+        }
+    }
+
+    /** Writes {@code bytes} at the start of {@code file}. */
+    static void writeAtStart(final Path file, final byte[] bytes) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            channel.write(ByteBuffer.wrap(bytes), 0);
+            channel.force(true);
         }
     }
 

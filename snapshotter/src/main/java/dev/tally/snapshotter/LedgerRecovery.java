@@ -1,5 +1,7 @@
 package dev.tally.snapshotter;
 
+import dev.tally.journal.EndWitness;
+import dev.tally.journal.JournalCorruptedException;
 import dev.tally.journal.ReplayResult;
 import dev.tally.journal.ReplayStatus;
 import dev.tally.ledger.Ledger;
@@ -28,6 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li>the journal after it is replayed into the restored ledger.</li>
  * </ol>
  * No valid snapshot: a full replay from the journal's start.
+ *
+ * <p>Where the replay ends is checked against the witnesses of how far the journal got ({@link EndWitness}: the newest
+ * snapshot file, whether or not it was the start point, and what the caller adds, PostgreSQL's watermark): a replay that
+ * ends below one read a damaged journal and ends {@link ReplayStatus#CORRUPT}.
  */
 public final class LedgerRecovery
 {
@@ -37,18 +43,43 @@ public final class LedgerRecovery
     {
     }
 
+    /** What a caller does with a journal that ends {@link ReplayStatus#CORRUPT}. */
+    public enum OnBrokenJournal
+    {
+        /** Refuse: a server must never serve part of the history ({@link JournalCorruptedException}). */
+        REFUSE,
+        /** Return what the replay rebuilt, with the CORRUPT result: a tool showing how far the journal reads. */
+        REPORT
+    }
+
     /**
-     * @param snapshots        the snapshot folder, or null to replay the whole journal.
-     * @param journal          the journal to replay.
-     * @param config           the ledger's configuration.
-     * @param snapshotIndexMax the newest snapshot index usable ({@code Long.MAX_VALUE}: any).
-     * @param onApplied        called after each replayed command is applied (feeds the read model), and once more with
-     *                         no command (null) for the empty unit of an atomic batch the journal ends inside.
+     * {@link #recover(SnapshotDirectory, ReplaySource, LedgerConfig, long, EndWitness, OnBrokenJournal, BiConsumer)},
+     * refusing a broken journal, with the snapshot folder's newest file as the only witness.
      */
     public static RecoveredLedger recover(
         final SnapshotDirectory snapshots, final ReplaySource journal, final LedgerConfig config, final long snapshotIndexMax,
         final BiConsumer<Ledger, Command> onApplied) throws IOException
     {
+        return recover(snapshots, journal, config, snapshotIndexMax, EndWitness.NONE, OnBrokenJournal.REFUSE, onApplied);
+    }
+
+    /**
+     * @param snapshots        the snapshot folder to start from, or null to replay the whole journal.
+     * @param journal          the journal to replay.
+     * @param config           the ledger's configuration.
+     * @param snapshotIndexMax the newest snapshot index usable ({@code Long.MAX_VALUE}: any).
+     * @param witness          what outside the journal holds the highest index (the newest snapshot of the data folder,
+     *                         PostgreSQL's watermark); the newest file of {@code snapshots} is added to it.
+     * @param onBroken         refuse a journal whose replay ends CORRUPT, or report it.
+     * @param onApplied        called after each replayed command is applied (feeds the read model), and once more with
+     *                         no command (null) for the empty unit of an atomic batch the journal ends inside.
+     * @throws JournalCorruptedException with {@link OnBrokenJournal#REFUSE}, when the replay ends CORRUPT.
+     */
+    public static RecoveredLedger recover(
+        final SnapshotDirectory snapshots, final ReplaySource journal, final LedgerConfig config, final long snapshotIndexMax,
+        final EndWitness witness, final OnBrokenJournal onBroken, final BiConsumer<Ledger, Command> onApplied) throws IOException
+    {
+        final EndWitness highest = snapshots == null ? witness : witness.higher(RecoveryWitnesses.newestSnapshot(snapshots));
         if (snapshots != null)
         {
             final SnapshotFormat format = new SnapshotFormat();
@@ -60,7 +91,7 @@ public final class LedgerRecovery
                     LOG.info("snapshot {} is past PostgreSQL's watermark {}: an older start point is needed", file.path(), snapshotIndexMax);
                     continue;
                 }
-                final RecoveredLedger recovered = tryFrom(snapshots, file, format, image, journal, config, onApplied);
+                final RecoveredLedger recovered = tryFrom(snapshots, file, format, image, journal, config, highest, onBroken, onApplied);
                 if (recovered != null)
                 {
                     return recovered;
@@ -69,8 +100,8 @@ public final class LedgerRecovery
         }
         final long startNs = System.nanoTime();
         final Ledger ledger = new Ledger(config);
-        final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied));
-        refuseBroken(replay, "a full replay");
+        final ReplayResult replay = journal.replay(0, command -> apply(ledger, command, onApplied)).checkedAgainst(highest);
+        refuseBroken(replay, "a full replay", onBroken);
         final boolean insideBatch = ledger.isInsideBatch();
         endReplay(ledger, onApplied);
         return new RecoveredLedger(ledger, 0, null, replay, 0, (System.nanoTime() - startNs) / 1_000_000, insideBatch);
@@ -78,8 +109,8 @@ public final class LedgerRecovery
 
     private static RecoveredLedger tryFrom(
         final SnapshotDirectory snapshots, final SnapshotDirectory.SnapshotFile file, final SnapshotFormat format,
-        final StateImage image, final ReplaySource journal, final LedgerConfig config, final BiConsumer<Ledger, Command> onApplied)
-        throws IOException
+        final StateImage image, final ReplaySource journal, final LedgerConfig config, final EndWitness witness,
+        final OnBrokenJournal onBroken, final BiConsumer<Ledger, Command> onApplied) throws IOException
     {
         final long loadStartNs = System.nanoTime();
         LOG.info("loading snapshot {}", file.path());
@@ -149,24 +180,25 @@ public final class LedgerRecovery
             LOG.warn("snapshot {} is at journal index {} but the journal ends before it: skipped", file.path(), header.lastJournalIndex());
             return null;
         }
-        refuseBroken(replay, "the replay after snapshot " + file.path());
+        final ReplayResult checked = replay.checkedAgainst(witness);
+        refuseBroken(checked, "the replay after snapshot " + file.path(), onBroken);
         final boolean insideBatch = ledger.isInsideBatch();
         endReplay(ledger, onApplied);
-        return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), replay, loadMs,
+        return new RecoveredLedger(ledger, header.lastJournalIndex(), file.path(), checked, loadMs,
             (System.nanoTime() - replayStartNs) / 1_000_000, insideBatch);
     }
 
     /**
-     * A journal with a gap (e.g. pruned below every usable snapshot) or broken records must stop the start:
-     * serving the state of part of the history would answer with wrong balances and append after a hole.
-     * A torn tail is a crash artefact the journal cuts when opened for writing, not a reason to refuse.
+     * A journal with a gap (e.g. pruned below every usable snapshot), broken records, or an end below a witness must stop
+     * the start: serving the state of part of the history would answer with wrong balances and append after a hole. A torn
+     * tail is a crash artefact the journal cuts when opened for writing, not a reason to refuse.
      */
-    private static void refuseBroken(final ReplayResult replay, final String what)
+    private static void refuseBroken(final ReplayResult replay, final String what, final OnBrokenJournal onBroken)
     {
-        if (replay.status() == ReplayStatus.CORRUPT)
+        if (replay.status() == ReplayStatus.CORRUPT && onBroken == OnBrokenJournal.REFUSE)
         {
-            throw new IllegalStateException(what + " ended CORRUPT (" + replay + "): the journal is broken or lacks the history " +
-                "before the snapshots kept (pruned?); refusing to start from part of it. See docs/SNAPSHOTS.md.");
+            throw new JournalCorruptedException(what + " ended CORRUPT, refusing to start from part of the journal (" +
+                replay.detail() + "). See docs/OPERATIONS.md, \"A damaged journal\"", replay);
         }
     }
 

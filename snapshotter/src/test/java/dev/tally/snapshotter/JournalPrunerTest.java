@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tally.journal.Journal;
+import dev.tally.journal.JournalCorruptedException;
 import dev.tally.journal.JournalReader;
 import dev.tally.journal.RollingJournal;
 import dev.tally.ledger.Ledger;
@@ -75,7 +76,7 @@ class JournalPrunerTest
         try (JournalReader reader = JournalReader.open(journalDir))
         {
             // No snapshot usable (e.g. all newer than PostgreSQL's watermark): the journal lacks its start.
-            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            final JournalCorruptedException refused = assertThrows(JournalCorruptedException.class,
                 () -> LedgerRecovery.recover(snapshots, reader::replay, Workload.CONFIG, 1, (l, c) -> { }));
             assertTrue(refused.getMessage().contains("CORRUPT"), refused.getMessage());
         }

@@ -2,9 +2,13 @@ package dev.tally.snapshotter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tally.journal.EndWitness;
+import dev.tally.journal.JournalCorruptedException;
 import dev.tally.journal.JournalReader;
+import dev.tally.journal.ReplayStatus;
 import dev.tally.ledger.Ledger;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -99,6 +103,43 @@ class LedgerRecoveryTest
         }
         assertEquals(0, recovered.snapshotIndex());
         assertEquals(otherRun.ledger.stateHash(), recovered.ledger().stateHash());
+    }
+
+    @Test
+    void shouldRefuseAJournalThatEndsBeforeTheNewestSnapshotAsIfRestoredFromAnOldCopy() throws IOException
+    {
+        final Path oldCopy = dataDir.resolve("old-copy");
+        final JournaledRun shorter = new JournaledRun(oldCopy, 11, 0);   // the same workload, stopped early
+        shorter.run(100);
+        shorter.close();
+        final SnapshotDirectory snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
+        try (JournalReader reader = JournalReader.open(oldCopy.resolve("journal")))
+        {
+            final JournalCorruptedException refused = assertThrows(JournalCorruptedException.class,
+                () -> LedgerRecovery.recover(snapshots, reader::replay, Workload.CONFIG, Long.MAX_VALUE, (l, c) -> { }));
+            assertTrue(refused.getMessage().contains("the snapshot file " + files.get(0).path() + " holds journal index " +
+                files.get(0).journalIndex()), refused.getMessage());
+
+            final RecoveredLedger reported = LedgerRecovery.recover(null, reader::replay, Workload.CONFIG, Long.MAX_VALUE,
+                RecoveryWitnesses.newestSnapshot(snapshots), LedgerRecovery.OnBrokenJournal.REPORT, (l, c) -> { });
+            assertEquals(ReplayStatus.CORRUPT, reported.replay().status(), "a tool reports how far the journal reads");
+            assertEquals(shorter.ledger.stateHash(), reported.ledger().stateHash());
+        }
+    }
+
+    @Test
+    void shouldRefuseAJournalThatEndsBelowPostgresqlsWatermark() throws IOException
+    {
+        try (JournalReader reader = JournalReader.open(dataDir.resolve("journal")))
+        {
+            final long end = run.ledger.lastJournalIndex();
+            final JournalCorruptedException refused = assertThrows(JournalCorruptedException.class,
+                () -> LedgerRecovery.recover(run.snapshots, reader::replay, Workload.CONFIG, Long.MAX_VALUE,
+                    new EndWitness(end + 3, "PostgreSQL's watermark"), LedgerRecovery.OnBrokenJournal.REFUSE, (l, c) -> { }));
+            assertTrue(refused.getMessage().contains("commands " + (end + 1) + ".." + (end + 3)), refused.getMessage());
+            assertEquals(ReplayStatus.COMPLETE, LedgerRecovery.recover(run.snapshots, reader::replay, Workload.CONFIG, Long.MAX_VALUE,
+                new EndWitness(end, "PostgreSQL's watermark"), LedgerRecovery.OnBrokenJournal.REFUSE, (l, c) -> { }).replay().status());
+        }
     }
 
     @Test

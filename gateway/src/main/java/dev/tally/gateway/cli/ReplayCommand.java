@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.journal.JournalReader;
 import dev.tally.journal.ReplayResult;
+import dev.tally.journal.ReplayStatus;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.ledger.Ledger;
@@ -25,6 +26,9 @@ import picocli.CommandLine;
 @CommandLine.Command(name = "replay", mixinStandardHelpOptions = true, description = "Rebuild balances from the journal, offline.")
 public final class ReplayCommand implements Callable<Integer>
 {
+    /** The exit status of a replay that found the journal broken: it printed what it rebuilt up to the damage. */
+    static final int EXIT_CORRUPT = 2;
+
     @CommandLine.Mixin
     ReplaySourceOptions source = new ReplaySourceOptions();
 
@@ -54,12 +58,13 @@ public final class ReplayCommand implements Callable<Integer>
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))
         {
-            recovered = LedgerRecovery.recover(source.snapshots(),
-                reader::replay, ledgerOptions.resolve(source.dataDir), Long.MAX_VALUE, (ledger, command) -> { });
+            // REPORT: a damaged journal prints how far it reads, with status CORRUPT and exit status 2, never COMPLETE
+            recovered = LedgerRecovery.recover(source.snapshots(), reader::replay, ledgerOptions.resolve(source.dataDir),
+                Long.MAX_VALUE, source.snapshotWitness(), LedgerRecovery.OnBrokenJournal.REPORT, (ledger, command) -> { });
         }
         final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
         print(System.out, recovered.ledger(), recovered.replay(), elapsedMs, recovered.snapshotIndex());
-        return recovered.replay().status() == dev.tally.journal.ReplayStatus.CORRUPT ? 2 : 0;
+        return recovered.replay().status() == ReplayStatus.CORRUPT ? EXIT_CORRUPT : 0;
     }
 
     private void print(final PrintStream out, final Ledger ledger, final ReplayResult result, final long elapsedMs, final long snapshotIndex)

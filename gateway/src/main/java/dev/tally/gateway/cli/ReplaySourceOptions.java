@@ -1,5 +1,7 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.journal.EndWitness;
+import dev.tally.snapshotter.RecoveryWitnesses;
 import dev.tally.snapshotter.SnapshotDirectory;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -16,6 +18,15 @@ public final class ReplaySourceOptions
     Path journalDir()
     {
         return dataDir.resolve("journal");
+    }
+
+    /**
+     * @return the newest snapshot file of the data folder, whether or not the replay starts from it: the journal must
+     *         reach its index ({@link EndWitness}).
+     */
+    EndWitness snapshotWitness()
+    {
+        return RecoveryWitnesses.newestSnapshot(SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(dataDir)));
     }
 
     /** @return the snapshots to start from, read-only (safe next to a running server), or null for a full replay. */

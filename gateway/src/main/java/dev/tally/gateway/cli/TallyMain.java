@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.gateway.config.SettingSources;
 import dev.tally.gateway.http.LeakDetection;
+import dev.tally.journal.JournalCorruptedException;
 import dev.tally.persistence.db.DataFolderInUseException;
 import dev.tally.persistence.db.DataFolderLock;
 import java.io.PrintWriter;
@@ -31,6 +32,11 @@ public final class TallyMain implements Runnable
      * every status a command gives for its own outcome ({@code verify}'s 1 means "differences found").
      */
     public static final int EXIT_DATA_FOLDER_IN_USE = 75;
+    /**
+     * The journal is damaged: it ends below a witness of how far it got, or cannot be read to its end
+     * (docs/OPERATIONS.md, "A damaged journal"). 65 is sysexits' {@code EX_DATAERR}: no retry helps, an operator must act.
+     */
+    public static final int EXIT_JOURNAL_DAMAGED = 65;
 
     static
     {
@@ -123,9 +129,23 @@ public final class TallyMain implements Runnable
     }
 
     /** @return the command tree, without settings sources (tests add their own). */
-    static CommandLine commandLine()
+    public static CommandLine commandLine()
     {
-        return new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true);
+        return new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true)
+            .setExecutionExceptionHandler(TallyMain::refuseDamagedJournal);
+    }
+
+    /** A damaged journal is an operator's problem, said in words and an exit status, not a stack trace; the rest is a bug. */
+    private static int refuseDamagedJournal(final Exception ex, final CommandLine command, final CommandLine.ParseResult parsed)
+        throws Exception
+    {
+        if (ex instanceof JournalCorruptedException)
+        {
+            command.getErr().println("tally " + command.getCommandName() + ": refusing to go on, the journal is damaged: " +
+                ex.getMessage());
+            return EXIT_JOURNAL_DAMAGED;
+        }
+        throw ex;
     }
 
     /** Reached only through {@code commandLine()} directly (tests): {@link #execute} always names a command. */

@@ -1,5 +1,6 @@
 package dev.tally.gateway.cli;
 
+import dev.tally.journal.EndWitness;
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
@@ -99,9 +100,10 @@ public final class VerifyCommand implements Callable<Integer>
             {
                 try (JournalReader reader = JournalReader.open(source.journalDir()))
                 {
-                    final RecoveredLedger recovered = LedgerRecovery.recover(
-                        source.snapshots(), reader::replay,
-                        ledgerConfig, watermarkBefore, (replayed, command) ->
+                    final EndWitness witness = source.snapshotWitness()
+                        .higher(new EndWitness(watermarkBefore, "PostgreSQL's watermark (the read model's last journal index)"));
+                    final RecoveredLedger recovered = LedgerRecovery.recover(source.snapshots(), reader::replay, ledgerConfig,
+                        watermarkBefore, witness, LedgerRecovery.OnBrokenJournal.REFUSE, (replayed, command) ->
                         {
                             if (replayed.isUnitComplete())
                             {

@@ -139,7 +139,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         switch (route)
         {
             case HEALTH:
-                text(ctx, 200, "application/json", "{\"status\":\"UP\"}", keepAlive);
+                text(ctx, 200, "application/json", health.healthJson(), keepAlive);
                 return;
             case READY:
                 if (!health.isReady())

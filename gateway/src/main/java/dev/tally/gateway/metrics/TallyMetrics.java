@@ -93,6 +93,10 @@ public final class TallyMetrics implements StageMeters
         Gauge.builder("tally.journal.index", journal, Journal::lastIndex).description("Last journaled index").register(registry);
         Gauge.builder("tally.journal.stable.index", journal, Journal::stableIndex).description("Last journal index on stable storage")
             .register(registry);
+        FunctionCounter.builder("tally.journal.tail.cut.records", journal, j -> j.recovery().droppedRecordCount())
+            .description("Records the start-up cut from the journal's torn tail (logged at WARN, shown in /health)").register(registry);
+        FunctionCounter.builder("tally.journal.tail.cut", journal, j -> j.recovery().droppedBytes()).baseUnit("bytes")
+            .description("Bytes the start-up cut from the journal's torn tail").register(registry);
         Gauge.builder("tally.ledger.applied.index", ledger, Ledger::lastJournalIndex).description("Last applied journal index").register(registry);
         FunctionCounter.builder("tally.ledger.hot.account.moves", ledger, Ledger::hotAccountMoves)
             .description("Money movements touching an account with more than one sub-balance (divide by tally.ledger.outcomes for the rate)")

@@ -14,6 +14,8 @@ public final class PipelineHealth
 
     private volatile boolean replayed;
     private volatile String haltReason;
+    /** The {@code journal} member of {@code /health}: what the start-up cut from the journal's tail, if anything. */
+    private volatile String journalHealth = "{\"tailCut\":null}";
 
     /** Marks the startup replay as done: the state is current. */
     public void markReplayed()
@@ -40,6 +42,22 @@ public final class PipelineHealth
     public String haltReason()
     {
         return haltReason;
+    }
+
+    /**
+     * Records that the start-up cut the journal's torn tail, for {@code /health}: after {@code afterIndex}, {@code records}
+     * unreadable records of {@code bytes} bytes, {@code intactRecords} of them with a good checksum (cut on request).
+     */
+    public void journalTailCut(final long afterIndex, final long records, final long bytes, final long intactRecords)
+    {
+        journalHealth = "{\"tailCut\":{\"afterIndex\":" + afterIndex + ",\"records\":" + records + ",\"bytes\":" + bytes +
+            ",\"intactRecords\":" + intactRecords + "}}";
+    }
+
+    /** @return the body of {@code /health}: the process is up, and what its start found in the journal. */
+    public String healthJson()
+    {
+        return "{\"status\":\"UP\",\"journal\":" + journalHealth + "}";
     }
 
     /** @return true when the server may take traffic: replay done and not halted. */

@@ -1,5 +1,6 @@
 package dev.tally.gateway.server;
 
+import dev.tally.journal.EndWitness;
 import dev.tally.journal.Journal;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.command.Command;
@@ -27,19 +28,19 @@ public final class ReadModel implements AutoCloseable
     private final EmbeddedDatabase embedded;
     private final Database database;
     private final LedgerWriter writer;
-    private final EffectRecorder recorder;
+    /** Set by {@link #startWriter}, before the replay feeds it; read by the business thread after. */
+    private EffectRecorder recorder;
     private final LedgerReads reads;
 
     /**
-     * Starts (or connects to) PostgreSQL, migrates the schema, reads the watermark and starts the writer, which
-     * takes only units the journal holds on stable storage ({@link Journal#stableIndex()}).
+     * Starts (or connects to) PostgreSQL, migrates the schema and reads the watermark, before the journal opens: the
+     * watermark is a witness of how far the journal got ({@link #watermarkWitness()}). The writer starts later, on the
+     * open journal ({@link #startWriter}).
      *
-     * @param config  the server's configuration ({@code dbUrl} null: embedded under the data folder).
-     * @param journal the open journal, the source of truth.
-     * @param lock    the data folder's lock, held by this process (an embedded postmaster left there is then an orphan).
-     * @throws IllegalStateException when PostgreSQL holds commands past the journal's end.
+     * @param config the server's configuration ({@code dbUrl} null: embedded under the data folder).
+     * @param lock   the data folder's lock, held by this process (an embedded postmaster left there is then an orphan).
      */
-    public static ReadModel start(final ServerConfig config, final Journal journal, final DataFolderLock lock)
+    public static ReadModel open(final ServerConfig config, final DataFolderLock lock)
     {
         final EmbeddedDatabase embedded = config.dbUrl() == null ? EmbeddedDatabase.start(lock, config.embeddedDatabaseDir()) : null;
         Database database = null;
@@ -49,8 +50,7 @@ public final class ReadModel implements AutoCloseable
             final int migrations = database.migrate();
             LOG.info("PostgreSQL read model at {} ({} migrations applied)", embedded != null ? "embedded " +
                 embedded.dataDirectory() : "an external cluster", migrations);
-            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()),
-                journal);
+            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()));
         }
         catch (final RuntimeException ex)
         {
@@ -66,27 +66,35 @@ public final class ReadModel implements AutoCloseable
         }
     }
 
-    private ReadModel(final EmbeddedDatabase embedded, final Database database, final WriterConfig writerConfig, final Journal journal)
+    private ReadModel(final EmbeddedDatabase embedded, final Database database, final WriterConfig writerConfig)
     {
         this.embedded = embedded;
         this.database = database;
         writer = LedgerWriter.create(database, writerConfig);
-        if (writer.watermark() > journal.lastIndex())
-        {
-            // Another journal, one cut back by hand, or an async journal without a force interval that lost its tail
-            // to a power loss: serving would give PostgreSQL's journal indexes to other commands, whose rows would then
-            // never be written (the ids exist). An operator must decide.
-            throw new IllegalStateException("PostgreSQL holds commands up to journal index " + writer.watermark() +
-                " but the journal in " + journal.directory() + " ends at " + journal.lastIndex() + ": the database was written " +
-                "from another journal, or (--durability async with --async-force-interval-ms 0 only) from commands a power loss " +
-                "took from this one. Start with the journal it was written from, or with an empty database: the journal rebuilds it");
-        }
+        reads = new LedgerReads(database.dataSource());
+    }
+
+    /**
+     * @return PostgreSQL's watermark as a witness of how far the journal got: the writer takes only units the journal
+     *         holds on stable storage, so a journal that ends below it lost forced records.
+     */
+    public EndWitness watermarkWitness()
+    {
+        return new EndWitness(writer.watermark(), "PostgreSQL's watermark (the read model's last journal index)");
+    }
+
+    /**
+     * Starts the writer on the open journal; it takes only units the journal holds on stable storage
+     * ({@link Journal#stableIndex()}). The journal was opened with {@link #watermarkWitness()}, so it reaches the
+     * watermark: no command to come can take a journal index whose rows PostgreSQL already has.
+     */
+    public void startWriter(final Journal journal)
+    {
         // Effects of commands at or below the watermark are already in PostgreSQL; replay skips them.
         recorder = writer.createRecorder(writer.watermark());
         writer.requireReplayableFrom(0);
         writer.takeUnitsUpTo(journal::stableIndex);
         writer.start();
-        reads = new LedgerReads(database.dataSource());
     }
 
     /** Feeds a completed unit's effects to the writer. Business thread (or the replaying thread) only. */

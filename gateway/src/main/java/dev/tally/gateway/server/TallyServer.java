@@ -10,6 +10,7 @@ import dev.tally.gateway.pipeline.UnitListener;
 import dev.tally.gateway.pipeline.LedgerPipeline;
 import dev.tally.gateway.pipeline.PipelineHealth;
 import dev.tally.gateway.pipeline.SnapshotCommandPublisher;
+import dev.tally.journal.EndWitness;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
 import dev.tally.journal.ReplayResult;
@@ -21,6 +22,7 @@ import dev.tally.persistence.outbox.OutboxRelay;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.LedgerRulesFile;
 import dev.tally.snapshotter.RecoveredLedger;
+import dev.tally.snapshotter.RecoveryWitnesses;
 import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
 import dev.tally.snapshotter.Snapshotter;
@@ -33,8 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>lock the data folder (one process per folder: {@link DataFolderLock});</li>
- *   <li>open the journal (recovering a torn tail);</li>
- *   <li>build the ledger: the newest valid snapshot, then the journal after it;</li>
+ *   <li>gather the witnesses of how far the journal got: PostgreSQL's watermark (starting the read model's database)
+ *   and the newest snapshot file;</li>
+ *   <li>open the journal (cutting a torn tail, never below a witness), then start the PostgreSQL writer on it;</li>
+ *   <li>build the ledger: the newest valid snapshot, then the journal after it, which must reach the journal's end and
+ *   every witness;</li>
  *   <li>start the pipeline (journaler → business thread → responder), the snapshotter, and the outbox relay
  *   if webhooks are configured;</li>
  *   <li>mark ready, then open the HTTP port.</li>
@@ -74,8 +79,8 @@ public final class TallyServer implements AutoCloseable
      */
     public TallyServer(final ServerConfig config, final SnapshotConfig snapshots) throws Exception
     {
-        // 1. The journal: the source of truth. First the data folder's lock: a second process appending to the same
-        //    journal would corrupt it, and would stop this one's PostgreSQL as an orphan.
+        // 1. The data folder's lock: a second process appending to the same journal would corrupt it, and would stop
+        //    this one's PostgreSQL as an orphan.
         Files.createDirectories(config.dataDir());
         dataFolderLock = DataFolderLock.acquire(config.dataDir(), "tally serve");
         final StartupUndo undo = new StartupUndo();
@@ -84,24 +89,38 @@ public final class TallyServer implements AutoCloseable
         {
             final LedgerConfig recordedRules = LedgerRulesFile.read(config.dataDir());
             LedgerRulesFile.requireSame(config.dataDir(), recordedRules, config.ledger());   // an in-process start has no LedgerOptions
-            journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())));
-            undo.onFailure("close the journal", journal);
 
-            // 2. The PostgreSQL read model, with its writer running, so that the replay below can feed it the
-            //    effects of every command past its watermark.
-            readModel = config.persistence() ? ReadModel.start(config, journal, dataFolderLock) : null;
+            // 2. The witnesses of how far the journal got, kept outside it: PostgreSQL's watermark (the read model's
+            //    database starts first, for that) and the newest snapshot file. A journal that ends below either lost
+            //    records it held on stable storage: damage, not a torn write, and no start (docs/JOURNAL.md).
+            readModel = config.persistence() ? ReadModel.open(config, dataFolderLock) : null;
             if (readModel != null)
             {
                 undo.onFailure("stop the PostgreSQL read model", readModel);
             }
-            final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
-
-            // 3. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
-            //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
             final SnapshotDirectory snapshotDir = snapshots.enabled() ?
                 SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
+            final EndWitness witness = RecoveryWitnesses.newestSnapshot(snapshotDir != null ? snapshotDir :
+                SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(config.dataDir())))
+                .higher(readModel == null ? EndWitness.NONE : readModel.watermarkWitness());
+
+            // 3. The journal, the source of truth: its torn tail cut (never below a witness), then the writer on it, so
+            //    that the replay below can feed it the effects of every command past its watermark.
+            journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())), witness);
+            undo.onFailure("close the journal", journal);
+            JournalCuts.report(journal.recovery(), config.journalDir(), health);
+            if (readModel != null)
+            {
+                readModel.startWriter(journal);
+            }
+            final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
+
+            // 4. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
+            //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
             final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
-                readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), unitListener::onUnit);
+                readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), witness, LedgerRecovery.OnBrokenJournal.REFUSE,
+                unitListener::onUnit);
+            JournalCuts.requireReplayReachedTheEnd(recovered.replay(), journal);
             ledger = recovered.ledger();
             replay = recovered.replay();
             LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
@@ -124,7 +143,7 @@ public final class TallyServer implements AutoCloseable
                 snapshotter.onCommand(l, command);
             };
 
-            // 4. The pipeline: journaler -> business thread -> responder.
+            // 5. The pipeline: journaler -> business thread -> responder.
             queries = readModel == null ? null : new ReadModelQueries(readModel);
             if (queries != null)
             {
@@ -153,7 +172,7 @@ public final class TallyServer implements AutoCloseable
             {
                 metrics.bindWriter(readModel.writer());
             }
-            // 4b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
+            // 5b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
             //     committed, so it may start any time after the read model; nothing waits for it.
             relay = readModel == null || config.webhooks() == null ? null
                 : new OutboxRelay(readModel.database().dataSource(), config.webhooks()).start();
@@ -163,7 +182,7 @@ public final class TallyServer implements AutoCloseable
                 metrics.bindRelay(relay);
             }
 
-            // 5. Ready, then open the door.
+            // 6. Ready, then open the door.
             health.markReplayed();
             final RateLimiter rateLimiter = RateLimiter.of(config.http());
             http = new HttpServer(config.host(), config.port(), config.ioThreads(), config.transport(), config.http(), config.tls(),

@@ -46,9 +46,10 @@ class ReadModelQueriesWaitTest
     {
         lock = DataFolderLock.acquire(dataDir, "ReadModelQueriesWaitTest");
         journal = Journal.open(dataDir.resolve("journal"), Durability.ASYNC);
-        readModel = ReadModel.start(new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC,
+        readModel = ReadModel.open(new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC,
             ApiKeys.parse(List.of("t:kkkkkkkkkkkkkkkkkkkk")), 1, LedgerConfig.small(), LedgerPipeline.PipelineConfig.defaults(),
-            HttpLimits.defaults(), null, true), journal, lock);
+            HttpLimits.defaults(), null, true), lock);
+        readModel.startWriter(journal);
     }
 
     @AfterAll

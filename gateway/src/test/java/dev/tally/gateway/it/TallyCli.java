@@ -58,7 +58,7 @@ final class TallyCli
         {
             System.setOut(out);
             System.setErr(err);
-            final int exit = new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true).execute(all.toArray(new String[0]));
+            final int exit = TallyMain.commandLine().execute(all.toArray(new String[0]));
             return new Run(exit, captured.toString(StandardCharsets.UTF_8) + capturedErr.toString(StandardCharsets.UTF_8));
         }
         finally

@@ -55,7 +55,9 @@ class TornAtomicBatchIT
         final int verified = TallyProcess.verify(dataDir, verifyLog);
         final String output = TallyProcess.read(verifyLog);
         assertEquals(0, verified, output);
-        assertTrue(output.contains("PostgreSQL watermark " + tornLastIndex), output);
+        // the watermark covers the rolled-back batch's indexes (a tick the second server journaled may come after them)
+        final java.util.regex.Matcher watermark = java.util.regex.Pattern.compile("PostgreSQL watermark (\\d+)").matcher(output);
+        assertTrue(watermark.find() && Long.parseLong(watermark.group(1)) >= tornLastIndex, output);
         assertTrue(stopMs < 8_000, "the stop waited " + stopMs + " ms for the writer (its wait is bounded at 10 s)");
     }
 
