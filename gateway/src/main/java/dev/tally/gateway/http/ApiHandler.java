@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpRequest>
 {
     private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
+    private static final LogThrottle FAILURE_LOG = new LogThrottle(ReadGateMeter.LOG_INTERVAL_NS);
     private static final Problem NOT_READY = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The ledger is not ready (replaying the journal, or halted after a failure).");
     private static final Problem OVERLOADED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
@@ -531,9 +532,23 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         super.userEventTriggered(ctx, event);
     }
 
+    /**
+     * A failure no handler answers closes the connection, and replies still owed on it are lost, so it is logged (at most
+     * once per {@link ReadGateMeter#LOG_INTERVAL_NS}); a socket error is the client going away and is not. Only the
+     * failure's class: its message may quote what the client sent, a key included.
+     */
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
+        if (!(cause instanceof java.io.IOException))
+        {
+            final long heldBack = FAILURE_LOG.admit();
+            if (heldBack >= 0)
+            {
+                LOG.warn("Closing the connection from {} after an unexpected {} ({} more such closes since the last line)",
+                    ctx.channel().remoteAddress(), cause.getClass().getName(), heldBack);
+            }
+        }
         ctx.close();
     }
 }

@@ -113,6 +113,24 @@ public final class HttpServer implements AutoCloseable
         return initializer.readTimeouts();
     }
 
+    /** @return times a connection stopped reading at the pipelining depth: as many requests not yet answered as it may have. */
+    public long pipelineDepthPauses()
+    {
+        return initializer.readGateMeter().depthPauses();
+    }
+
+    /** @return times a connection stopped reading because its unread replies backed up. */
+    public long repliesBackedUpPauses()
+    {
+        return initializer.readGateMeter().backedUpPauses();
+    }
+
+    /** @return connections ended because they pipelined more requests past the depth than are held for them. */
+    public long pipelineOverflows()
+    {
+        return initializer.readGateMeter().overflows();
+    }
+
     /** @return the port actually bound. */
     public int port()
     {

@@ -40,6 +40,8 @@ public final class TallyMetrics implements StageMeters
      */
     static final long IDEMPOTENCY_KEY_BYTES = 112;
     private static final double NS_PER_SECOND = 1e9;
+    private static final String READ_PAUSES_HELP = "Times a connection stopped reading: at the pipelining depth (requests not yet " +
+        "answered; it reads again as replies leave), or with its unread replies past the write buffer's high water mark";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Timer[][] requestTimers = new Timer[Route.values().length][];
@@ -152,6 +154,13 @@ public final class TallyMetrics implements StageMeters
             .description("Connections closed at accept because --connections-max were open").register(registry);
         FunctionCounter.builder("tally.http.read.timeouts", http, HttpServer::readTimeouts)
             .description("Connections cut off with 408 for not sending a request whole within --read-timeout-ms").register(registry);
+        FunctionCounter.builder("tally.http.read.pauses", http, HttpServer::pipelineDepthPauses).tag("reason", "pipeline_depth")
+            .description(READ_PAUSES_HELP).register(registry);
+        FunctionCounter.builder("tally.http.read.pauses", http, HttpServer::repliesBackedUpPauses).tag("reason", "replies_backed_up")
+            .description(READ_PAUSES_HELP).register(registry);
+        FunctionCounter.builder("tally.http.pipeline.overflows", http, HttpServer::pipelineOverflows)
+            .description("Connections that pipelined more requests past the depth than the server holds for them: those past " +
+                "the limit were dropped unapplied and the connection closed after the replies before them").register(registry);
     }
 
     /**
