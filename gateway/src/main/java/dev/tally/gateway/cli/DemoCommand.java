@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -56,7 +57,7 @@ public final class DemoCommand implements Runnable
             out.println("   " + transfer("big-" + i, 2, 3, 1_000_00, null));
         }
         out.println("customer available: " + available(2) + " minor, merchant available: " + available(3) + " minor");
-        out.println("state hash: " + Long.toHexString(ledger.stateHash()));
+        out.println("state hash: " + StateDigest.hex(ledger.stateHash()));
     }
 
     private void createAccount(final String key, final long id, final int subBalances, final boolean constrained)

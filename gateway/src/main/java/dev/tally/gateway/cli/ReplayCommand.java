@@ -5,6 +5,7 @@ import dev.tally.journal.ReplayResult;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.gateway.api.Money;
@@ -70,7 +71,7 @@ public final class ReplayCommand implements Callable<Integer>
         {
             totals.merge(CurrencyCode.unpack(a.currency(slot)), a.postedTotal(slot), Long::sum);
         }
-        final String hash = String.format("%016x", ledger.stateHash());
+        final String hash = StateDigest.hex(ledger.stateHash());
         switch (format)
         {
             case json:
