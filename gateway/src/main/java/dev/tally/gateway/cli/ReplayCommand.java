@@ -51,6 +51,10 @@ public final class ReplayCommand implements Callable<Integer>
     @Override
     public Integer call() throws java.io.IOException
     {
+        if (!source.isDataFolder())
+        {
+            return TallyMain.EXIT_NO_DATA_FOLDER;
+        }
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))

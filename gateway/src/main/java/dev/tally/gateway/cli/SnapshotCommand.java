@@ -54,9 +54,16 @@ public final class SnapshotCommand implements Callable<Integer>
     @CommandLine.Mixin
     ConfigFileOption configFile = new ConfigFileOption();
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception
     {
+        if (!TallyMain.isDataFolder(dataDir, spec.commandLine()))
+        {
+            return TallyMain.EXIT_NO_DATA_FOLDER;   // before the lock, which would create it
+        }
         return TallyMain.withDataFolderLock(dataDir, "tally snapshot", this::snapshot);
     }
 
