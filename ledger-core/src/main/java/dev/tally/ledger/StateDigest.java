@@ -43,6 +43,15 @@ public final class StateDigest
         return mix(state ^ count);
     }
 
+    /**
+     * The text of a state hash wherever one is printed (the server's log, {@code tally replay}, {@code snapshot},
+     * {@code demo}): 16 lower-case hex digits, zero-padded, so that two hashes compare as strings.
+     */
+    public static String hex(final long stateHash)
+    {
+        return String.format(java.util.Locale.ROOT, "%016x", stateHash);
+    }
+
     /** A 64-bit finaliser (the SplitMix64 / MurmurHash3 fmix64 family): a bijection with full avalanche. */
     public static long mix(final long value)
     {

@@ -6,6 +6,7 @@ import dev.tally.journal.ReplayResult;
 import dev.tally.journal.ReplayStatus;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.image.StateImage;
 import java.io.IOException;
@@ -151,7 +152,7 @@ public final class LedgerRecovery
         if (ledger.stateHash() != header.stateHash())
         {
             LOG.warn("snapshot {} restores to state hash {}, written with {}: set aside", file.path(),
-                Long.toHexString(ledger.stateHash()), Long.toHexString(header.stateHash()));
+                StateDigest.hex(ledger.stateHash()), StateDigest.hex(header.stateHash()));
             snapshots.reject(file);
             return null;
         }

@@ -1,6 +1,7 @@
 package dev.tally.snapshotter;
 
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.image.StateImage;
@@ -217,7 +218,7 @@ public final class Snapshotter implements Agent, AutoCloseable
             final Path file = directory.write(image, stateHash, format);
             recordWritten(image.lastJournalIndex(), copyNs, System.nanoTime() - nowNs);
             LOG.info("snapshot at journal index {} ({} MB, state hash {}): copied in {} ms on the business thread, hashed and written in {} ms",
-                image.lastJournalIndex(), SnapshotFormat.fileLength(image) >> 20, Long.toHexString(stateHash), copyNs / 1_000_000,
+                image.lastJournalIndex(), SnapshotFormat.fileLength(image) >> 20, StateDigest.hex(stateHash), copyNs / 1_000_000,
                 (System.nanoTime() - nowNs) / 1_000_000);
             LOG.debug("snapshot file {}", file);
         }
@@ -435,7 +436,7 @@ public final class Snapshotter implements Agent, AutoCloseable
             final long stateHash = image.stateHash();
             final java.nio.file.Path file = directory.write(image, stateHash, format);
             recordWritten(index, 0, System.nanoTime() - startNs);
-            LOG.info("snapshot at stop, journal index {} (state hash {}): {} in {} ms", index, Long.toHexString(stateHash), file,
+            LOG.info("snapshot at stop, journal index {} (state hash {}): {} in {} ms", index, StateDigest.hex(stateHash), file,
                 (System.nanoTime() - startNs) / 1_000_000);
         }
         catch (final java.io.IOException | RuntimeException ex)

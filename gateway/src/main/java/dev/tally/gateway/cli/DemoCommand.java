@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -16,14 +17,16 @@ import picocli.CommandLine;
  * {@code tally demo}: runs the source articles' failure scenarios on the in-memory ledger and prints
  * each result and the final state hash. No server, no files: a quick look at the core's behaviour.
  */
-@CommandLine.Command(name = "demo", description = "Run the idempotency and balance-safety scenarios on the ledger core.")
+@CommandLine.Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Run the idempotency and balance-safety scenarios on the ledger core.")
 public final class DemoCommand implements Runnable
 {
     private static final int TRY = CurrencyCode.pack("TRY");
     private static final long TENANT = 1;
     private static final long START_NS = 1_767_225_600_000_000_000L; // 2026-01-01T00:00:00Z
 
-    private final Ledger ledger = new Ledger(LedgerConfig.small());
+    /** Built by {@link #run()}: picocli makes every command object at start, and {@code tally serve} needs no demo ledger. */
+    private Ledger ledger;
     private final Command command = new Command();
     private final PrintStream out = System.out;
     private long index;
@@ -31,6 +34,7 @@ public final class DemoCommand implements Runnable
     @Override
     public void run()
     {
+        ledger = new Ledger(LedgerConfig.small());
         out.println("== accounts: a funding account, a customer, a merchant with 16 sub-balances");
         createAccount("acct-funding", 1, 1, false);
         createAccount("acct-customer", 2, 1, true);
@@ -56,7 +60,7 @@ public final class DemoCommand implements Runnable
             out.println("   " + transfer("big-" + i, 2, 3, 1_000_00, null));
         }
         out.println("customer available: " + available(2) + " minor, merchant available: " + available(3) + " minor");
-        out.println("state hash: " + Long.toHexString(ledger.stateHash()));
+        out.println("state hash: " + StateDigest.hex(ledger.stateHash()));
     }
 
     private void createAccount(final String key, final long id, final int subBalances, final boolean constrained)

@@ -6,6 +6,7 @@ import dev.tally.journal.ReplayStatus;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.gateway.api.Money;
@@ -54,6 +55,10 @@ public final class ReplayCommand implements Callable<Integer>
     @Override
     public Integer call() throws java.io.IOException
     {
+        if (!source.isDataFolder())
+        {
+            return TallyMain.EXIT_NO_DATA_FOLDER;
+        }
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))
@@ -75,7 +80,7 @@ public final class ReplayCommand implements Callable<Integer>
         {
             totals.merge(CurrencyCode.unpack(a.currency(slot)), a.postedTotal(slot), Long::sum);
         }
-        final String hash = String.format("%016x", ledger.stateHash());
+        final String hash = StateDigest.hex(ledger.stateHash());
         switch (format)
         {
             case json:

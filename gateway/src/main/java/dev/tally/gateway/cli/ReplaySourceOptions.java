@@ -15,6 +15,16 @@ public final class ReplaySourceOptions
     @CommandLine.Option(names = "--from-snapshot", description = "Start from the newest valid snapshot, then replay the journal after it.")
     boolean fromSnapshot;
 
+    /** The command this mixin belongs to: it says so when the data folder is missing. */
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec command;
+
+    /** @return true when {@code --data-dir} names a folder; otherwise the command's stderr says what is wrong. */
+    boolean isDataFolder()
+    {
+        return TallyMain.isDataFolder(dataDir, command.commandLine());
+    }
+
     Path journalDir()
     {
         return dataDir.resolve("journal");

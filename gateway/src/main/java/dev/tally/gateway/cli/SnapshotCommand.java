@@ -2,6 +2,7 @@ package dev.tally.gateway.cli;
 
 import dev.tally.journal.JournalReader;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.image.StateImage;
 import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
@@ -53,9 +54,16 @@ public final class SnapshotCommand implements Callable<Integer>
     @CommandLine.Mixin
     ConfigFileOption configFile = new ConfigFileOption();
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception
     {
+        if (!TallyMain.isDataFolder(dataDir, spec.commandLine()))
+        {
+            return TallyMain.EXIT_NO_DATA_FOLDER;   // before the lock, which would create it
+        }
         return TallyMain.withDataFolderLock(dataDir, "tally snapshot", this::snapshot);
     }
 
@@ -97,8 +105,8 @@ public final class SnapshotCommand implements Callable<Integer>
             ledger.copyTo(image);
             final long stateHash = image.stateHash();
             file = snapshots.write(image, stateHash, new SnapshotFormat());
-            System.out.printf("snapshot: journal index %d, state hash %016x, %d bytes, %s (%d ms, from index %d)%n",
-                ledger.lastJournalIndex(), stateHash, Files.size(file), file, (System.nanoTime() - startNs) / 1_000_000,
+            System.out.printf("snapshot: journal index %d, state hash %s, %d bytes, %s (%d ms, from index %d)%n",
+                ledger.lastJournalIndex(), StateDigest.hex(stateHash), Files.size(file), file, (System.nanoTime() - startNs) / 1_000_000,
                 recovered.snapshotIndex());
         }
         if (pruneJournal)

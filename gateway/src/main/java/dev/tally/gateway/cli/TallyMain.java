@@ -6,6 +6,7 @@ import dev.tally.journal.JournalCorruptedException;
 import dev.tally.persistence.db.DataFolderInUseException;
 import dev.tally.persistence.db.DataFolderLock;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
@@ -37,6 +38,11 @@ public final class TallyMain implements Runnable
      * (docs/OPERATIONS.md, "A damaged journal"). 65 is sysexits' {@code EX_DATAERR}: no retry helps, an operator must act.
      */
     public static final int EXIT_JOURNAL_DAMAGED = 65;
+    /**
+     * {@code replay}, {@code verify} or {@code snapshot} was given a data folder that does not exist: there is nothing to
+     * read, and an empty ledger printed with status 0 would pass for a real one. 66 is sysexits' {@code EX_NOINPUT}.
+     */
+    public static final int EXIT_NO_DATA_FOLDER = 66;
 
     static
     {
@@ -128,10 +134,28 @@ public final class TallyMain implements Runnable
         return EXIT_DATA_FOLDER_IN_USE;
     }
 
+    /**
+     * @return true when {@code dataDir} is a folder; otherwise says so on {@code command}'s stderr. For the offline
+     *         commands, which read a data folder {@code tally serve} made and must not make one of their own.
+     */
+    static boolean isDataFolder(final Path dataDir, final CommandLine command)
+    {
+        if (Files.isDirectory(dataDir))
+        {
+            return true;
+        }
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " +
+            (Files.exists(dataDir) ? "--data-dir " + dataDir.toAbsolutePath() + " is not a folder"
+                : "no data folder at " + dataDir.toAbsolutePath() + " (--data-dir; the folder tally serve ran with)"));
+        command.getErr().flush();
+        return false;
+    }
+
     /** @return the command tree, without settings sources (tests add their own). */
     public static CommandLine commandLine()
     {
         return new CommandLine(new TallyMain()).setCaseInsensitiveEnumValuesAllowed(true)
+            .setParameterExceptionHandler(new FlagErrorHandler())
             .setExecutionExceptionHandler(TallyMain::refuseDamagedJournal);
     }
 

@@ -46,6 +46,10 @@ public final class VerifyCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        if (!source.isDataFolder())
+        {
+            return TallyMain.EXIT_NO_DATA_FOLDER;   // before the lock, which would create it
+        }
         return TallyMain.withDataFolderLock(source.dataDir, "tally verify", this::verify);
     }
 

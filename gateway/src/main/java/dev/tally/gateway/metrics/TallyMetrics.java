@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * replays. The journaler and the business thread report once per batch ({@link StageMeters}): append
  * and flush times, ring wait, batch size, busy time. Meters are looked up once and cached in arrays, so recording allocates nothing. State
  * gauges (journal index, live keys, holds, ring occupancy) are read when Prometheus scrapes: plain
- * reads of single {@code long}s the business thread writes, racy by a command or two, never torn.
+ * reads of single {@code long}s the business thread writes, racy by a command or two, never torn. Every time is
+ * exported in seconds, every count that only grows as a counter ({@code _total}), every meter with a description
+ * (its HELP text); the JVM's and the process's meters follow Tally's in the scrape ({@link ProcessMetrics}).
  */
 public final class TallyMetrics implements StageMeters
 {
@@ -44,6 +46,8 @@ public final class TallyMetrics implements StageMeters
         "answered; it reads again as replies leave), or with its unread replies past the write buffer's high water mark";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    /** The JVM's and the process's meters, shared by every server of the process. */
+    private final PrometheusMeterRegistry process = ProcessMetrics.registry();
     private final Timer[][] requestTimers = new Timer[Route.values().length][];
     private final Counter[] outcomes = new Counter[ResultCode.values().length];
     private final Counter replays;
@@ -75,7 +79,7 @@ public final class TallyMetrics implements StageMeters
         ringWait = pipelineTimer("tally.ring.wait", "Oldest request of a batch: receipt on an I/O thread to the journaler taking it");
         journalBatchCommands = DistributionSummary.builder("tally.journal.batch.commands")
             .description("Commands per journal batch: how many replies one flush serves").register(registry);
-        FunctionCounter.builder("tally.business.busy", businessBusyNs, AtomicLong::get)
+        FunctionCounter.builder("tally.business.busy", businessBusyNs, busyNs -> busyNs.get() / NS_PER_SECOND)
             .baseUnit("seconds")
             .description("Time the business thread spent on batches; its rate is the thread's busy ratio")
             .register(registry);
@@ -104,7 +108,8 @@ public final class TallyMetrics implements StageMeters
             .description("Money movements touching an account with more than one sub-balance (divide by tally.ledger.outcomes for the rate)")
             .register(registry);
         Gauge.builder("tally.idempotency.keys.live", ledger, l -> l.idempotencyKeys().size()).description("Keys inside retention").register(registry);
-        Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.idempotencyKeys().capacity()).register(registry);
+        Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.idempotencyKeys().capacity())
+            .description("Keys the idempotency table holds at most (--keys-max)").register(registry);
         Gauge.builder("tally.holds.live", ledger, l -> l.holds().size()).description("Active and unknown holds").register(registry);
         Gauge.builder("tally.holds.unknown", ledger, l -> l.holds().unknownCount()).description("Holds whose outcome is unknown").register(registry);
         Gauge.builder("tally.holds.active", ledger, l -> l.holds().size() - l.holds().unknownCount()).description("Active holds")
@@ -116,10 +121,12 @@ public final class TallyMetrics implements StageMeters
         Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeys().capacity() * IDEMPOTENCY_KEY_BYTES)
             .baseUnit("bytes").tag("kind", "allocated").description("Memory of the idempotency key table, allocated at start")
             .register(registry);
-        Gauge.builder("tally.accounts", ledger, l -> l.accounts().count()).register(registry);
+        Gauge.builder("tally.accounts", ledger, l -> l.accounts().count()).description("Accounts in the ledger, every tenant's")
+            .register(registry);
         Gauge.builder("tally.ring.occupancy", ring, r -> r.getBufferSize() - r.remainingCapacity())
             .description("Slots in use in the input ring").register(registry);
-        Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0).register(registry);
+        Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0)
+            .description("1 while the pipeline takes writes (replayed, not halted), else 0").register(registry);
     }
 
     /**
@@ -187,17 +194,19 @@ public final class TallyMetrics implements StageMeters
             .description("Size of the last snapshot file written (0: none since start)").register(registry);
     }
 
-    /** Gauges on the PostgreSQL writer; call once when the server runs with a read model. */
+    /** Meters on the PostgreSQL writer; call once when the server runs with a read model. */
     public void bindWriter(final dev.tally.persistence.writer.LedgerWriter writer)
     {
         Gauge.builder("tally.pg.writer.watermark", writer, w -> w.watermark()).description("Last journal index in PostgreSQL")
             .register(registry);
         Gauge.builder("tally.pg.writer.lag.commands", writer, w -> w.lagCommands()).description("Commands not yet in PostgreSQL")
             .register(registry);
-        Gauge.builder("tally.pg.writer.lag.seconds", writer, w -> w.lagNs() / 1e9).description("Journaled time not yet in PostgreSQL")
+        Gauge.builder("tally.pg.writer.lag.seconds", writer, w -> w.lagNs() / NS_PER_SECOND).description("Journaled time not yet in PostgreSQL")
             .register(registry);
-        Gauge.builder("tally.pg.writer.rows", writer, w -> w.rowsWritten()).description("Rows written").register(registry);
-        Gauge.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries()).description("Batches retried").register(registry);
+        FunctionCounter.builder("tally.pg.writer.rows", writer, w -> w.rowsWritten()).description("Rows inserted or updated in PostgreSQL, all tables")
+            .register(registry);
+        FunctionCounter.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries())
+            .description("Writer batches PostgreSQL refused for a transient reason, each retried").register(registry);
     }
 
     /** Gauges and counters of the outbox relay; call once when the server delivers webhooks. */
@@ -290,9 +299,9 @@ public final class TallyMetrics implements StageMeters
         businessBusyNs.lazySet(businessBusyNs.get() + busyNs);
     }
 
-    /** @return the Prometheus text exposition of every meter. */
+    /** @return the Prometheus text exposition of every meter, this server's and then the process's ({@link ProcessMetrics}). */
     public String scrape()
     {
-        return registry.scrape();
+        return registry.scrape() + process.scrape();
     }
 }

@@ -125,7 +125,7 @@ public final class TallyServer implements AutoCloseable
             replay = recovered.replay();
             LOG.info("started from {}, loaded in {} ms; replayed {} commands up to journal index {} in {} ms ({}), state hash {}",
                 recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
-                replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), Long.toHexString(ledger.stateHash()));
+                replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), dev.tally.ledger.StateDigest.hex(ledger.stateHash()));
             snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
             if (snapshotDir != null && readModel != null)
             {

@@ -22,6 +22,12 @@ final class Servers
     static final String TENANT_KEY = "tenant-key-1";
     static final String OTHER_TENANT = "u";
     static final String OTHER_TENANT_KEY = "tenant-key-2";
+    /**
+     * The ledger {@code TallyProcess.CAPACITIES} give {@code tally replay}, {@code verify} and {@code snapshot} ({@link TallyCli}):
+     * a folder a server recorded other rules in refuses them.
+     */
+    static final LedgerConfig COMMAND_LINE_LEDGER = new LedgerConfig(1_000, 4_000, 200_000, 200_000, 200_000, 1_000,
+        LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, 10_000);
     /** Two I/O threads on a two-core machine: enough for concurrent requests to really overlap on the server. */
     static final int IO_THREADS = 2;
 

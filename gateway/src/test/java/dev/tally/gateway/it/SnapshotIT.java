@@ -27,9 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotIT
 {
     private static final String TRY = TallyClient.TRY;
-    /** What {@code TallyProcess.CAPACITIES} give the command line: the snapshot is only valid for the same. */
-    private static final LedgerConfig LEDGER = new LedgerConfig(1_000, 4_000, 200_000, 200_000, 200_000, 1_000,
-        LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, LedgerConfig.DAY_MS, 10_000);
+    /** The command line's ledger: the snapshot is only valid for the same. */
+    private static final LedgerConfig LEDGER = Servers.COMMAND_LINE_LEDGER;
     /** No snapshot at stop either: these tests restart from the one taken in the middle. */
     private static final SnapshotConfig ON_REQUEST_ONLY = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3, false);
     private static final SnapshotConfig ON_REQUEST_AND_AT_STOP = new SnapshotConfig(true, Long.MAX_VALUE, Long.MAX_VALUE / 2_000_000, 3, true);

@@ -250,7 +250,7 @@ public final class SnapshotRestartBenchmark
     {
         if (expected != actual)
         {
-            System.out.println("FAILED: " + what + " ends on state hash " + Long.toHexString(actual) + ", live " + Long.toHexString(expected));
+            System.out.println("FAILED: " + what + " ends on state hash " + StateDigest.hex(actual) + ", live " + StateDigest.hex(expected));
             System.exit(1);
         }
     }
