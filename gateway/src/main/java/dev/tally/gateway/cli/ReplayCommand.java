@@ -5,6 +5,9 @@ import dev.tally.journal.ReplayResult;
 import dev.tally.journal.ReplayStatus;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
+import dev.tally.snapshotter.ReplayProgress;
+import dev.tally.ledger.command.Command;
+import java.util.function.BiConsumer;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.account.Accounts;
@@ -65,11 +68,35 @@ public final class ReplayCommand implements Callable<Integer>
         {
             // REPORT: a damaged journal prints how far it reads, with status CORRUPT and exit status 2, never COMPLETE
             recovered = LedgerRecovery.recover(source.snapshots(), reader::replay, ledgerOptions.resolve(source.dataDir),
-                Long.MAX_VALUE, source.snapshotWitness(), LedgerRecovery.OnBrokenJournal.REPORT, (ledger, command) -> { });
+                Long.MAX_VALUE, source.snapshotWitness(), LedgerRecovery.OnBrokenJournal.REPORT, progressOnATerminal());
+        }
+        if (System.console() != null)
+        {
+            System.err.print("\r\033[K");   // the progress line goes; the result stays
+            System.err.flush();
         }
         final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
         print(System.out, recovered.ledger(), recovered.replay(), elapsedMs, recovered.snapshotIndex());
         return recovered.replay().status() == ReplayStatus.CORRUPT ? EXIT_CORRUPT : 0;
+    }
+
+    /**
+     * @return a consumer that, when a person watches (a terminal), rewrites one progress line on stderr every second;
+     *         nothing when the output goes to a file or a pipe.
+     */
+    private static BiConsumer<Ledger, Command> progressOnATerminal()
+    {
+        final BiConsumer<Ledger, Command> none = (ledger, command) -> { };
+        if (System.console() == null)
+        {
+            return none;
+        }
+        return ReplayProgress.every(1_000_000_000L, (index, commands, elapsedNs) ->
+        {
+            System.err.printf("\rreplaying: journal index %,d, %,d commands, %,d/s\033[K", index, commands,
+                commands * 1_000_000_000L / Math.max(1, elapsedNs));
+            System.err.flush();
+        }, none);
     }
 
     private void print(final PrintStream out, final Ledger ledger, final ReplayResult result, final long elapsedMs, final long snapshotIndex)

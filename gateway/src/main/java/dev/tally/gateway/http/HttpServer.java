@@ -73,6 +73,36 @@ public final class HttpServer implements AutoCloseable
         }
     }
 
+    /**
+     * Fails at once when {@code host:port} cannot be bound (another process listens there, or the address is not local),
+     * so that a start finds out before anything slow (the embedded PostgreSQL, the journal's replay) rather than after.
+     * The port is bound and released again: it opens for good only once the ledger is current. Port 0 always binds.
+     *
+     * @throws BindException when the port is taken ("Address already in use"), or the address cannot be bound.
+     */
+    public static void requirePortFree(final String host, final int port) throws BindException
+    {
+        if (port == 0)
+        {
+            return;
+        }
+        try (java.net.ServerSocket probe = new java.net.ServerSocket())
+        {
+            probe.setReuseAddress(true);   // as the server binds: a port in TIME_WAIT after a stop is free
+            probe.bind(new InetSocketAddress(host, port));
+        }
+        catch (final BindException ex)
+        {
+            throw ex;
+        }
+        catch (final java.io.IOException ex)
+        {
+            final BindException bind = new BindException("cannot bind " + host + ":" + port + ": " + ex.getMessage());
+            bind.initCause(ex);
+            throw bind;
+        }
+    }
+
     /** Linux's {@code EADDRINUSE}; the native transports report it as a negated errno, NIO as a {@link BindException}. */
     private static final int EADDRINUSE = 98;
 

@@ -23,6 +23,7 @@ import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.LedgerRulesFile;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.snapshotter.RecoveryWitnesses;
+import dev.tally.snapshotter.ReplayProgress;
 import dev.tally.snapshotter.SnapshotConfig;
 import dev.tally.snapshotter.SnapshotDirectory;
 import dev.tally.snapshotter.Snapshotter;
@@ -51,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class TallyServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(TallyServer.class);
+    /** How often a long start-up replay says how far it got. */
+    private static final long REPLAY_PROGRESS_INTERVAL_NS = 5_000_000_000L;
 
     /** Held from before the journal opens until the very end of {@link #close()}. */
     private final DataFolderLock dataFolderLock;
@@ -81,6 +84,7 @@ public final class TallyServer implements AutoCloseable
     {
         // 1. The data folder's lock: a second process appending to the same journal would corrupt it, and would stop
         //    this one's PostgreSQL as an orphan.
+        HttpServer.requirePortFree(config.host(), config.port());   // before anything slow: PostgreSQL, the replay
         Files.createDirectories(config.dataDir());
         dataFolderLock = DataFolderLock.acquire(config.dataDir(), "tally serve");
         final StartupUndo undo = new StartupUndo();
@@ -117,9 +121,12 @@ public final class TallyServer implements AutoCloseable
 
             // 4. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
             //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
+            final long journalEnd = journal.lastIndex();
             final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
                 readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), witness, LedgerRecovery.OnBrokenJournal.REFUSE,
-                unitListener::onUnit);
+                ReplayProgress.every(REPLAY_PROGRESS_INTERVAL_NS, (index, commands, elapsedNs) -> LOG.info(
+                    "replaying the journal: at index {} of {}, {} commands in {} s", index, journalEnd, commands,
+                    elapsedNs / 1_000_000_000L), unitListener::onUnit));
             JournalCuts.requireReplayReachedTheEnd(recovered.replay(), journal);
             ledger = recovered.ledger();
             replay = recovered.replay();
