@@ -66,6 +66,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         "This server runs with --no-snapshots: it neither takes nor loads snapshots.");
 
     private static final AsciiString IDEMPOTENCY_KEY = AsciiString.cached("Idempotency-Key");
+    private static final String HEALTH_UP = "{\"status\":\"UP\"}";
+    private static final String HEALTH_UP_READ_MODEL_UP = "{\"status\":\"UP\",\"readModel\":\"UP\"}";
+    private static final String HEALTH_UP_READ_MODEL_DOWN = "{\"status\":\"UP\",\"readModel\":\"DOWN\"}";
 
     private final ApiKeys apiKeys;
     private final RingBuffer<LedgerEvent> ring;
@@ -109,6 +112,42 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         return values.size() == 1 ? values.get(0) : null;
     }
 
+    /**
+     * @return the liveness answer: always UP (a live process), with the read model's state when there is one, so that an
+     *         operator sees a dead read model without taking it for a reason to restart the process.
+     */
+    private String healthBody()
+    {
+        if (readModel == null)
+        {
+            return HEALTH_UP;
+        }
+        return readModel.downReason() == null ? HEALTH_UP_READ_MODEL_UP : HEALTH_UP_READ_MODEL_DOWN;
+    }
+
+    /** {@code /ready}: 200 only when the ledger is replayed and not halted, and the read model is up and keeps up. */
+    private void answerReady(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
+    {
+        final String readModelDown = readModel == null ? null : readModel.downReason();
+        if (!health.isReady())
+        {
+            problem(ctx, scratch, NOT_READY, keepAlive);
+        }
+        else if (readModelDown != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The PostgreSQL read model is down: " + readModelDown)
+                .with("cause", "read-model-down"), keepAlive);
+        }
+        else if (!writerKeepsUp())
+        {
+            problem(ctx, scratch, WRITER_LAGGING, keepAlive);   // the reason, for the operator looking at /ready
+        }
+        else
+        {
+            text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
+        }
+    }
+
     /** @return true when the PostgreSQL writer is within its lag bound (or there is none). */
     private boolean writerKeepsUp()
     {
@@ -139,21 +178,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         switch (route)
         {
             case HEALTH:
-                text(ctx, 200, "application/json", "{\"status\":\"UP\"}", keepAlive);
+                text(ctx, 200, "application/json", healthBody(), keepAlive);
                 return;
             case READY:
-                if (!health.isReady())
-                {
-                    problem(ctx, scratch, NOT_READY, keepAlive);
-                }
-                else if (!writerKeepsUp())
-                {
-                    problem(ctx, scratch, WRITER_LAGGING, keepAlive);   // the reason, for the operator looking at /ready
-                }
-                else
-                {
-                    text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
-                }
+                answerReady(ctx, scratch, keepAlive);
                 return;
             case METRICS:
                 text(ctx, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape(), keepAlive);
