@@ -110,6 +110,43 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         return values.size() == 1 ? values.get(0) : null;
     }
 
+    /**
+     * @return the liveness answer: always UP (a live process), with the read model's state when there is one, so that an
+     *         operator sees a dead read model without taking it for a reason to restart the process.
+     */
+    /**
+     * {@code /health}: the process is up; what its start cut from the journal's tail; and, with a read model, whether
+     * PostgreSQL is up.
+     */
+    private String healthBody()
+    {
+        return "{\"status\":\"UP\",\"journal\":" + health.journalHealthJson() +
+            (readModel == null ? "" : ",\"readModel\":\"" + (readModel.downReason() == null ? "UP" : "DOWN") + "\"") + "}";
+    }
+
+    /** {@code /ready}: 200 only when the ledger is replayed and not halted, and the read model is up and keeps up. */
+    private void answerReady(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
+    {
+        final String readModelDown = readModel == null ? null : readModel.downReason();
+        if (!health.isReady())
+        {
+            problem(ctx, scratch, NOT_READY, keepAlive);
+        }
+        else if (readModelDown != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The PostgreSQL read model is down: " + readModelDown)
+                .with("cause", "read-model-down"), keepAlive);
+        }
+        else if (!writerKeepsUp())
+        {
+            problem(ctx, scratch, WRITER_LAGGING, keepAlive);   // the reason, for the operator looking at /ready
+        }
+        else
+        {
+            text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
+        }
+    }
+
     /** @return true when the PostgreSQL writer is within its lag bound (or there is none). */
     private boolean writerKeepsUp()
     {
@@ -140,21 +177,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         switch (route)
         {
             case HEALTH:
-                text(ctx, 200, "application/json", health.healthJson(), keepAlive);
+                text(ctx, 200, "application/json", healthBody(), keepAlive);
                 return;
             case READY:
-                if (!health.isReady())
-                {
-                    problem(ctx, scratch, NOT_READY, keepAlive);
-                }
-                else if (!writerKeepsUp())
-                {
-                    problem(ctx, scratch, WRITER_LAGGING, keepAlive);   // the reason, for the operator looking at /ready
-                }
-                else
-                {
-                    text(ctx, 200, "application/json", "{\"status\":\"READY\"}", keepAlive);
-                }
+                answerReady(ctx, scratch, keepAlive);
                 return;
             case METRICS:
                 text(ctx, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape(), keepAlive);

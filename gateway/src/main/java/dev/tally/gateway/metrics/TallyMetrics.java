@@ -209,6 +209,19 @@ public final class TallyMetrics implements StageMeters
             .description("Writer batches PostgreSQL refused for a transient reason, each retried").register(registry);
     }
 
+    /** The embedded PostgreSQL's supervision; call once when the server runs one. */
+    public void bindEmbeddedDatabase(final dev.tally.persistence.db.EmbeddedDatabaseSupervisor supervisor)
+    {
+        Gauge.builder("tally.pg.embedded.up", supervisor, s -> s.isUp() ? 1 : 0)
+            .description("1 while the embedded PostgreSQL runs, 0 while it is down and being restarted").register(registry);
+        FunctionCounter.builder("tally.pg.embedded.deaths", supervisor, s -> s.deaths())
+            .description("Deaths of the embedded PostgreSQL's postmaster seen since start").register(registry);
+        FunctionCounter.builder("tally.pg.embedded.restarts", supervisor, s -> s.restarts())
+            .description("Restarts that brought the embedded PostgreSQL back").register(registry);
+        FunctionCounter.builder("tally.pg.embedded.restart.failures", supervisor, s -> s.restartFailures())
+            .description("Restart attempts of the embedded PostgreSQL that failed (retried with backoff)").register(registry);
+    }
+
     /** Gauges and counters of the outbox relay; call once when the server delivers webhooks. */
     public void bindRelay(final dev.tally.persistence.outbox.OutboxRelay relay)
     {

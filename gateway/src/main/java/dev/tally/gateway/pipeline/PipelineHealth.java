@@ -54,10 +54,10 @@ public final class PipelineHealth
             ",\"intactRecords\":" + intactRecords + "}}";
     }
 
-    /** @return the body of {@code /health}: the process is up, and what its start found in the journal. */
-    public String healthJson()
+    /** @return the {@code journal} member of {@code /health}: what the start cut from the journal's tail, if anything. */
+    public String journalHealthJson()
     {
-        return "{\"status\":\"UP\",\"journal\":" + journalHealth + "}";
+        return journalHealth;
     }
 
     /** @return true when the server may take traffic: replay done and not halted. */

@@ -7,6 +7,7 @@ import dev.tally.ledger.command.Command;
 import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
+import dev.tally.persistence.db.EmbeddedDatabaseSupervisor;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The PostgreSQL read model as the server sees it: the database (embedded or not), the batched writer
  * and its hand-off, and the reads served from it. Started before the journal replay, so the effects of
- * every command past the watermark reach PostgreSQL as the replay feeds them.
+ * every command past the watermark reach PostgreSQL as the replay feeds them. An embedded PostgreSQL is supervised
+ * ({@link EmbeddedDatabaseSupervisor}): restarted when its postmaster dies, and reported down meanwhile.
  */
 public final class ReadModel implements AutoCloseable
 {
@@ -26,6 +28,8 @@ public final class ReadModel implements AutoCloseable
     private static final Duration DRAIN_WAIT_MAX = Duration.ofSeconds(10);
 
     private final EmbeddedDatabase embedded;
+    /** Restarts the embedded PostgreSQL when it dies; null with {@code --db-url}. */
+    private final EmbeddedDatabaseSupervisor supervisor;
     private final Database database;
     private final LedgerWriter writer;
     /** Set by {@link #startWriter}, before the replay feeds it; read by the business thread after. */
@@ -72,6 +76,7 @@ public final class ReadModel implements AutoCloseable
         this.database = database;
         writer = LedgerWriter.create(database, writerConfig);
         reads = new LedgerReads(database.dataSource());
+        supervisor = embedded == null ? null : EmbeddedDatabaseSupervisor.start(embedded);
     }
 
     /**
@@ -112,6 +117,28 @@ public final class ReadModel implements AutoCloseable
         return recorder.overLagBound() || writer.overLagBound();
     }
 
+    /**
+     * @return why the read model cannot be written now (its embedded PostgreSQL is down and being restarted, or its writer
+     *         stopped for good), or null while it can: {@code /ready} answers 503 with it. A writer merely lagging is
+     *         {@link #overLagBound()}.
+     */
+    public String downReason()
+    {
+        final String embeddedDown = supervisor == null ? null : supervisor.downReason();
+        if (embeddedDown != null)
+        {
+            return embeddedDown;
+        }
+        final Throwable failure = writer.failure();
+        return failure == null ? null : "the PostgreSQL writer stopped (restart Tally once the cause is fixed): " + failure;
+    }
+
+    /** @return the embedded PostgreSQL's supervisor, or null with {@code --db-url}. */
+    public EmbeddedDatabaseSupervisor supervisor()
+    {
+        return supervisor;
+    }
+
     public LedgerWriter writer()
     {
         return writer;
@@ -141,6 +168,10 @@ public final class ReadModel implements AutoCloseable
     @Override
     public void close()
     {
+        if (supervisor != null)
+        {
+            supervisor.close();   // first: stopping the database below is no death to repair
+        }
         writer.close();
         database.close();
         if (embedded != null)

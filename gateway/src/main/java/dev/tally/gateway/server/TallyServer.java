@@ -178,6 +178,10 @@ public final class TallyServer implements AutoCloseable
             if (readModel != null)
             {
                 metrics.bindWriter(readModel.writer());
+                if (readModel.supervisor() != null)
+                {
+                    metrics.bindEmbeddedDatabase(readModel.supervisor());
+                }
             }
             // 5b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
             //     committed, so it may start any time after the read model; nothing waits for it.

@@ -184,7 +184,8 @@ final class TallyProcess implements AutoCloseable
         throw new AssertionError("the writer did not reach journal index " + journaled + " in 10 s\n" + logTail());
     }
 
-    private static double gauge(final String scrape, final String name)
+    /** @return the value of the sample {@code name} (no labels) in a {@code /metrics} scrape. */
+    static double gauge(final String scrape, final String name)
     {
         for (final String line : scrape.split("\n"))
         {

@@ -1,6 +1,7 @@
 package dev.tally.persistence.db;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import io.zonky.test.db.postgres.util.LinuxUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,8 +15,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real PostgreSQL server (the binaries ship inside a Maven artifact, io.zonky.test.postgres) whose data
@@ -24,16 +29,21 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>The data directory is kept across restarts (only the first start runs {@code initdb}).</li>
- *   <li>The server listens on loopback only ({@code listen_addresses = localhost}).</li>
+ *   <li>The server listens on loopback only ({@code listen_addresses = localhost}), over TCP only (no Unix socket).</li>
  *   <li>{@code fsync} is on (zonky turns it off by default): the read model survives an OS crash without
- *   corruption. {@code synchronous_commit} is off: a crash may lose the last few commits, and with them
- *   the watermark they moved, so replay from the journal fills them in again.</li>
+ *   corruption. {@code synchronous_commit} is off by default (reads, the outbox relay); the writer's own connection
+ *   turns it on ({@link Database#openWriterConnection()}), so no batch it committed is lost when PostgreSQL alone
+ *   crashes and is restarted under a running Tally.</li>
  *   <li>A postmaster left running by a process that was killed (the JVM's shutdown hook never ran) is
  *   stopped before the new one starts, only when the caller holds the data folder's {@link DataFolderLock}: then no
  *   live Tally uses the folder and the postmaster is an orphan. Without the lock a running postmaster may belong to a
  *   live server, and the start fails instead.</li>
  *   <li>Running as root works: zonky starts the binaries under {@code unshare -U} (PostgreSQL refuses
  *   to run as root).</li>
+ *   <li>A start first checks the free space of the data directory's file system ({@link DiskSpace}): on a full disk it
+ *   fails at once with "no space left on device", not after the minute PostgreSQL's start may take.</li>
+ *   <li>A postmaster that dies while Tally runs is started again by {@link EmbeddedDatabaseSupervisor} through
+ *   {@link #restart()}: same data, port and settings, so every connection string stays valid.</li>
  * </ul>
  *
  * <p>Usage: {@code try (EmbeddedDatabase pg = EmbeddedDatabase.start(lock, dataDir.resolve("pg"))) { Database.connect(pg.jdbcUrl()) ... }}
@@ -46,15 +56,28 @@ public final class EmbeddedDatabase implements AutoCloseable
     public static final Duration STARTUP_WAIT_MAX = Duration.ofSeconds(60);
     /** How long a stale postmaster gets to shut down before it is killed. */
     private static final Duration ORPHAN_STOP_WAIT_MAX = Duration.ofSeconds(20);
+    /** How long {@code pg_ctl} gets beyond its own wait to return. */
+    private static final long PG_CTL_EXIT_MARGIN_MS = 5_000;
+    /** How long a failed restart waits for the rest of PostgreSQL's output, which explains the failure. */
+    private static final long FAILURE_OUTPUT_WAIT_MS = 2_000;
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedDatabase.class);
 
+    /** The first start's server handle: its {@code close()} stops whatever server runs in the directory, restarted ones too. */
     private final EmbeddedPostgres postgres;
     private final Path dataDirectory;
+    /** The server's settings, given to the first start and to every restart alike. */
+    private final Map<String, String> settings;
+    /** The postmaster as last seen running; each restart replaces it. */
+    private volatile ProcessHandle postmaster;
+    /** Usable bytes a restart needs ({@link DiskSpace#START_FREE_BYTES_MIN}); tests of this package lower it. */
+    long restartFreeBytesMin = DiskSpace.START_FREE_BYTES_MIN;
 
-    private EmbeddedDatabase(final EmbeddedPostgres postgres, final Path dataDirectory)
+    private EmbeddedDatabase(final EmbeddedPostgres postgres, final Path dataDirectory, final Map<String, String> settings)
     {
         this.postgres = postgres;
         this.dataDirectory = dataDirectory;
+        this.settings = settings;
+        this.postmaster = Postmaster.running(dataDirectory).orElse(null);
     }
 
     /** Starts the server on a free loopback port. */
@@ -107,23 +130,19 @@ public final class EmbeddedDatabase implements AutoCloseable
                     lock.folder() + ")");
             }
             stopOrphanedPostmaster(directory, lock);
-            final EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+            DiskSpace.requireForStart(directory, DiskSpace.START_FREE_BYTES_MIN);
+            final Map<String, String> settings = settings(fsync);
+            final EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(directory)
                 .setCleanDataDirectory(false)
                 // The owner stops the server, after the writer has drained: zonky's own shutdown hook would
                 // stop PostgreSQL concurrently with Tally's and cut the drain short.
                 .setRegisterShutdownHook(false)
                 .setPort(port)
-                .setPGStartupWait(STARTUP_WAIT_MAX)
-                .setServerConfig("listen_addresses", "localhost")
-                .setServerConfig("fsync", fsync ? "on" : "off")
-                .setServerConfig("synchronous_commit", "off")
-                .setServerConfig("max_connections", "50")
-                .setServerConfig("shared_buffers", "256MB")
-                .setServerConfig("max_wal_size", "2GB")
-                .setServerConfig("checkpoint_timeout", "5min")
-                .start();
-            final EmbeddedDatabase database = new EmbeddedDatabase(postgres, directory);
+                .setPGStartupWait(STARTUP_WAIT_MAX);
+            settings.forEach(builder::setServerConfig);
+            final EmbeddedPostgres postgres = startOrExplain(builder, directory);
+            final EmbeddedDatabase database = new EmbeddedDatabase(postgres, directory, settings);
             database.ensureDatabase(DATABASE_NAME);
             LOG.info("embedded PostgreSQL on 127.0.0.1:{}, data in {}", postgres.getPort(), directory);
             return database;
@@ -131,6 +150,52 @@ public final class EmbeddedDatabase implements AutoCloseable
         catch (final IOException ex)
         {
             throw new UncheckedIOException("could not start embedded PostgreSQL in " + directory, ex);
+        }
+    }
+
+    /**
+     * The server's settings, in the order given. {@code timezone} is zonky's own default, named here so that a restart,
+     * which does not go through zonky, starts the same server.
+     */
+    private static Map<String, String> settings(final boolean fsync)
+    {
+        final Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("listen_addresses", "localhost");
+        // TCP only: no socket lock file in /tmp naming a killed postmaster, which a restart would trip over while the dead
+        // one lasts as a zombie (Tally and its tools connect over TCP; psql needs -h localhost)
+        settings.put("unix_socket_directories", "");
+        settings.put("fsync", fsync ? "on" : "off");
+        settings.put("synchronous_commit", "off");
+        settings.put("max_connections", "50");
+        settings.put("shared_buffers", "256MB");
+        settings.put("max_wal_size", "2GB");
+        settings.put("checkpoint_timeout", "5min");
+        settings.put("timezone", "UTC");
+        return settings;
+    }
+
+    /**
+     * zonky's start, which waits up to {@link #STARTUP_WAIT_MAX} for connections whatever the postmaster does: when that
+     * wait fails and the disk has filled meanwhile (crash recovery writes), the failure says so.
+     */
+    private static EmbeddedPostgres startOrExplain(final EmbeddedPostgres.Builder builder, final Path directory) throws IOException
+    {
+        try
+        {
+            return builder.start();
+        }
+        catch (final IOException ex)
+        {
+            try
+            {
+                DiskSpace.requireForStart(directory, DiskSpace.START_FREE_BYTES_MIN);
+            }
+            catch (final IllegalStateException noSpace)
+            {
+                noSpace.addSuppressed(ex);
+                throw noSpace;
+            }
+            throw ex;
         }
     }
 
@@ -180,6 +245,123 @@ public final class EmbeddedDatabase implements AutoCloseable
         }
     }
 
+    /**
+     * @return true while the postmaster runs (alive, not a zombie). When the one last seen is gone, a server found running
+     *         in the directory since (a restart that came up after its wait ran out) is taken as the current one.
+     */
+    boolean isRunning()
+    {
+        final ProcessHandle last = postmaster;
+        if (last != null && Postmaster.isRunning(last))
+        {
+            return true;
+        }
+        final Optional<ProcessHandle> found = Postmaster.running(dataDirectory)
+            .filter(p -> last == null || p.pid() != last.pid()).filter(Postmaster::isPostgres);
+        found.ifPresent(p -> postmaster = p);
+        return found.isPresent();
+    }
+
+    /** @return the pid of the postmaster last seen running, or -1 when none was. */
+    long postmasterPid()
+    {
+        final ProcessHandle last = postmaster;
+        return last == null ? -1 : last.pid();
+    }
+
+    /**
+     * Starts the server again after its postmaster died: same data directory, port and settings, through
+     * {@code pg_ctl start -w}, which returns once the server accepts connections (after crash recovery from the WAL) or
+     * as soon as the postmaster gives up. Pooled connections and the writer's reconnect by themselves. Called by
+     * {@link EmbeddedDatabaseSupervisor} only.
+     *
+     * @throws IllegalStateException when the server does not start, with PostgreSQL's reason; starting "no space left on
+     *                               device" when the disk is full, checked before anything is started.
+     * @throws InterruptedException  when interrupted (the supervisor stops): the half-started {@code pg_ctl} is killed.
+     */
+    void restart() throws InterruptedException
+    {
+        DiskSpace.requireForStart(dataDirectory, restartFreeBytesMin);
+        final Process pgCtl;
+        try
+        {
+            Postmaster.removePidFileOf(dataDirectory, postmasterPid());
+            pgCtl = new ProcessBuilder(pgCtlStart(Postmaster.binDirectory(dataDirectory))).redirectErrorStream(true).start();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot run pg_ctl to start PostgreSQL in " + dataDirectory, ex);
+        }
+        final PostmasterOutput output = PostmasterOutput.follow(pgCtl);
+        try
+        {
+            if (!pgCtl.waitFor(STARTUP_WAIT_MAX.toMillis() + PG_CTL_EXIT_MARGIN_MS, TimeUnit.MILLISECONDS))
+            {
+                pgCtl.destroyForcibly();
+                throw new IllegalStateException("pg_ctl did not return within " + STARTUP_WAIT_MAX.toSeconds() + " s starting " +
+                    "PostgreSQL in " + dataDirectory);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            pgCtl.destroyForcibly();
+            throw ex;
+        }
+        if (pgCtl.exitValue() != 0)
+        {
+            output.awaitEnd(FAILURE_OUTPUT_WAIT_MS);
+            throw new IllegalStateException(startFailure(dataDirectory, output.lastLines()));
+        }
+        postmaster = Postmaster.running(dataDirectory).orElseThrow(() -> new IllegalStateException("pg_ctl started PostgreSQL " +
+            "in " + dataDirectory + ", but its pid file names no running process"));
+    }
+
+    /** @return {@code pg_ctl start} of this server, waiting for it, with its settings as the postmaster's options. */
+    private List<String> pgCtlStart(final Path binDirectory)
+    {
+        final StringBuilder options = new StringBuilder("-p ").append(port());
+        settings.forEach((name, value) ->
+        {
+            // pg_ctl hands the options to a shell: only plain words, or nothing
+            if (!value.matches("[A-Za-z0-9_.]*"))
+            {
+                throw new IllegalArgumentException("setting " + name + " = '" + value + "' is not a plain word");
+            }
+            options.append(" -c ").append(name).append('=').append(value);
+        });
+        final List<String> command = new ArrayList<>();
+        if (LinuxUtils.isUnshareAvailable())
+        {
+            command.addAll(List.of("unshare", "-U"));   // as zonky does: PostgreSQL refuses to run as root
+        }
+        command.add(binDirectory.resolve("pg_ctl").toString());
+        command.addAll(List.of("-D", dataDirectory.toString(), "-o", options.toString(), "-w", "-t",
+            Long.toString(STARTUP_WAIT_MAX.toSeconds()), "start"));
+        return command;
+    }
+
+    /**
+     * @param output what {@code pg_ctl} and the postmaster wrote, e.g. {@code ... FATAL:  could not write lock file
+     *               "postmaster.pid": No space left on device}, then {@code pg_ctl: could not start server}.
+     * @return why a start failed, in PostgreSQL's words (its FATAL and PANIC lines, without their time stamps, and pg_ctl's
+     *         verdict), led by "no space left on device" when that is the reason.
+     */
+    static String startFailure(final Path directory, final String output)
+    {
+        final StringBuilder reasons = new StringBuilder();
+        for (final String line : output.split("\n"))
+        {
+            final int severity = Math.max(line.indexOf("FATAL:"), line.indexOf("PANIC:"));
+            final String reason = severity >= 0 ? line.substring(severity) : line.startsWith("pg_ctl:") ? line : null;
+            if (reason != null)
+            {
+                reasons.append(reasons.length() == 0 ? "" : "; ").append(reason.replaceAll("\\s+", " ").trim());
+            }
+        }
+        return (DiskSpace.reportsNoSpace(output) ? "no space left on device: " : "") + "PostgreSQL did not start in " + directory +
+            ": " + (reasons.length() > 0 ? reasons : output.isBlank() ? "no output" : output.replace('\n', ' '));
+    }
+
     /** Stops the server (fast shutdown: open transactions are rolled back). Idempotent. */
     @Override
     public void close()
@@ -206,26 +388,21 @@ public final class EmbeddedDatabase implements AutoCloseable
      */
     private static void stopOrphanedPostmaster(final Path directory, final DataFolderLock lock) throws IOException
     {
-        final Path pidFile = directory.resolve("postmaster.pid");
-        if (!Files.exists(pidFile))
+        final long pid = Postmaster.pid(directory);
+        if (pid <= 0)
         {
             return;
         }
-        final List<String> lines = Files.readAllLines(pidFile, StandardCharsets.US_ASCII);
-        final long pid;
-        try
+        final Optional<ProcessHandle> handle = Postmaster.running(directory).filter(Postmaster::isPostgres);
+        if (handle.isEmpty())
         {
-            pid = lines.isEmpty() ? -1 : Long.parseLong(lines.get(0).trim());
-        }
-        catch (final NumberFormatException ex)
-        {
+            if (lock != null && lock.covers(directory))
+            {
+                // a killed server's file: PostgreSQL clears it itself, except while the killed postmaster is a zombie or
+                // its pid went to another process, when it would take the file for a live server's
+                Postmaster.removePidFileOf(directory, pid);
+            }
             return;
-        }
-        final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        if (handle.isEmpty() || !handle.get().isAlive() ||
-            !handle.get().info().command().map(c -> c.endsWith("/postgres")).orElse(false))
-        {
-            return;   // stale file: PostgreSQL itself handles it at start
         }
         if (lock == null || !lock.covers(directory))
         {

@@ -234,7 +234,7 @@ final class BatchSql
         if (actual < expectedWatermark)
         {
             throw new IllegalStateException("the watermark went back from " + expectedWatermark + " to " + actual +
-                ": PostgreSQL lost commits this writer made (a crash with synchronous_commit off, a failover, a restore);" +
+                ": PostgreSQL lost commits this writer made (a failover to a standby without them, a restore);" +
                 " restart Tally, which replays the journal from the watermark");
         }
         throw new IllegalStateException("the watermark is " + actual + ", not " + expectedWatermark +

@@ -39,10 +39,11 @@ import static dev.tally.persistence.writer.EffectRecords.*;
  * </pre>
  *
  * <p>Crash safety: the watermark moves in the same transaction as the rows, so PostgreSQL always holds
- * exactly the effects of the units up to its watermark (after a crash of either process, or of the machine
- * with {@code synchronous_commit = off}, a committed-looking batch that was lost takes its watermark with
- * it). At restart the gateway replays the journal and feeds units above the watermark again; rows keyed by
- * deterministic ids make any overlap harmless.
+ * exactly the effects of the units up to its watermark. The writer commits with {@code synchronous_commit = on}, so a
+ * crash of PostgreSQL alone (restarted under a running Tally by the embedded database's supervisor, or by whoever runs
+ * an external one) takes back no batch the writer let go of; only a failover to a standby that lacked them, or a
+ * restore, can, and the writer then stops. At a restart of Tally the gateway replays the journal and feeds units above
+ * the watermark again; rows keyed by deterministic ids make any overlap harmless.
  *
  * <p>Outages: a batch PostgreSQL refuses for a transient reason (connection lost, server stopped,
  * deadlock, out of resources) is kept and retried with exponential backoff; meanwhile the writer reads

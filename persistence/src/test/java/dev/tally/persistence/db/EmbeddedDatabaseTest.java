@@ -45,10 +45,12 @@ class EmbeddedDatabaseTest
                 assertEquals("kept", text(s, "SELECT message_id FROM processed_messages WHERE consumer = 'restart'"));
             }
             assertTrue(second.jdbcUrl().startsWith("jdbc:postgresql://localhost:"));
-            try (Connection writer = db.openWriterConnection())
+            try (Connection writer = db.openWriterConnection(); Statement s = writer.createStatement())
             {
                 assertEquals(Database.WRITER_SOCKET_TIMEOUT_S * 1000, writer.getNetworkTimeout(),
                     "a writer on a dead connection gives up after a minute, not after the OS keep-alive's two hours");
+                assertEquals("on", text(s, "SHOW synchronous_commit"),
+                    "the writer's commits survive a crash of PostgreSQL alone (EmbeddedDatabaseSupervisorTest)");
             }
         }
     }
@@ -92,6 +94,23 @@ class EmbeddedDatabaseTest
             }
             assertTrue(String.valueOf(refused.getMessage()).contains("is running on " + directory), refused.getMessage());
         }
+    }
+
+    @Test
+    void shouldLeadWithNoSpaceLeftOnDeviceWhenPostgresSaysSo()
+    {
+        // What pg_ctl and PostgreSQL 14 wrote for a start on a full tmpfs (EmbeddedDatabaseDiskFullTest, which needs root)
+        final String fullDisk = "waiting for server to start....2026-12-07 05:09:54.471 UTC [30114] FATAL:  could not write lock " +
+            "file \"postmaster.pid\": No space left on device\n stopped waiting\npg_ctl: could not start server\nExamine the log output.";
+        assertEquals("no space left on device: PostgreSQL did not start in /data/pg: FATAL: could not write lock file " +
+            "\"postmaster.pid\": No space left on device; pg_ctl: could not start server",
+            EmbeddedDatabase.startFailure(Paths.get("/data/pg"), fullDisk));
+
+        final String portTaken = "waiting for server to start....2026-12-07 05:11:02.101 UTC [4242] LOG:  could not bind IPv4 address " +
+            "\"127.0.0.1\": Address already in use\n2026-12-07 05:11:02.101 UTC [4242] FATAL:  could not create any TCP/IP sockets\n" +
+            " stopped waiting\npg_ctl: could not start server";
+        assertEquals("PostgreSQL did not start in /data/pg: FATAL: could not create any TCP/IP sockets; pg_ctl: could not start server",
+            EmbeddedDatabase.startFailure(Paths.get("/data/pg"), portTaken));
     }
 
     private static String text(final Statement s, final String query) throws SQLException

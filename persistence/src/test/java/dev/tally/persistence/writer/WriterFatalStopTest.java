@@ -90,7 +90,7 @@ class WriterFatalStopTest
         runningWriterWithHistory();
         final long committed = writer.watermark();
         final long batches = writer.batchesCommitted();
-        // PostgreSQL lost the last commits (synchronous_commit = off and a crash, a failover, a restored backup): its
+        // PostgreSQL lost the last commits (a failover to a standby without them, a restored backup): its
         // watermark is behind what this writer committed.
         final long lost = committed - 3;
         sql("UPDATE ledger_watermark SET journal_index = " + lost);
