@@ -1,0 +1,111 @@
+package dev.tally.coldindex;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+/**
+ * Point lookups in the cold index, for one thread (the journal stage): each reads into a caller's record and reuses its
+ * own buffers. What a lookup finds was filed at or before the watermark read before it ({@link ColdIndex#watermarkIndex()}):
+ * commits are ordered, and the watermark moves only once its batch is in.
+ */
+public final class ColdReader implements AutoCloseable
+{
+    private final ColdIndex index;
+    private final ReadOptions options = new ReadOptions();
+    private final byte[] keyKey = new byte[ColdRecords.BUCKET_BYTES + ColdRecords.DIGEST_BYTES];
+    private final byte[] referenceKey = new byte[ColdRecords.DIGEST_BYTES];
+    private final byte[] transferKey = new byte[ColdRecords.INDEX_BYTES];
+    private final byte[] value = new byte[ColdRecords.TRANSFER_LONGS * 8];
+    private final UnsafeBuffer keyKeyBuffer = new UnsafeBuffer(keyKey);
+    private final UnsafeBuffer referenceKeyBuffer = new UnsafeBuffer(referenceKey);
+    private final UnsafeBuffer transferKeyBuffer = new UnsafeBuffer(transferKey);
+    private final UnsafeBuffer valueBuffer = new UnsafeBuffer(value);
+    private final long bucketNs;
+
+    ColdReader(final ColdIndex index)
+    {
+        this.index = index;
+        this.bucketNs = index.config.keyBucketNs();
+    }
+
+    /**
+     * Finds an idempotency key stored within the retention before journaled time {@code nowNs}: probes its buckets,
+     * newest first.
+     *
+     * @return true when found; {@code record} ({@link ColdRecords#KEY_LONGS} longs) then holds it.
+     */
+    public boolean key(final long digestHi, final long digestLo, final long nowNs, final long[] record)
+    {
+        final long newest = ColdKeys.bucket(nowNs, bucketNs);
+        final long oldest = ColdKeys.bucket(nowNs - index.config.keyRetentionNs(), bucketNs);
+        for (long bucket = newest; bucket >= oldest; bucket--)
+        {
+            ColdKeys.keyKey(keyKeyBuffer, bucket, digestHi, digestLo);
+            if (get(index.keys, keyKey, ColdRecords.KEY_LONGS))
+            {
+                ColdKeys.decode(valueBuffer, record, ColdRecords.KEY_LONGS);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return true when a transfer holds the reference; {@code record} then holds its journal index and time. */
+    public boolean reference(final long digestHi, final long digestLo, final long[] record)
+    {
+        ColdKeys.referenceKey(referenceKeyBuffer, digestHi, digestLo);
+        if (!get(index.references, referenceKey, ColdRecords.REFERENCE_LONGS))
+        {
+            return false;
+        }
+        ColdKeys.decode(valueBuffer, record, ColdRecords.REFERENCE_LONGS);
+        return true;
+    }
+
+    /** @return true when the transfer created at {@code journalIndex} is filed; {@code record} then holds it. */
+    public boolean transfer(final long journalIndex, final long[] record)
+    {
+        ColdKeys.transferKey(transferKeyBuffer, journalIndex);
+        if (!get(index.transfers, transferKey, ColdRecords.TRANSFER_LONGS))
+        {
+            return false;
+        }
+        ColdKeys.decode(valueBuffer, record, ColdRecords.TRANSFER_LONGS);
+        return true;
+    }
+
+    private boolean get(final ColumnFamilyHandle family, final byte[] key, final int longs)
+    {
+        try
+        {
+            final int length = index.db.get(family, options, key, value);
+            if (length == RocksDB.NOT_FOUND)
+            {
+                return false;
+            }
+            if (length != longs * 8)
+            {
+                throw new IllegalStateException("cold index in " + index.config.directory() + ": a record of " + length +
+                    " bytes where " + longs * 8 + " were filed");
+            }
+            return true;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new UncheckedIOException(new IOException("cold index in " + index.config.directory() + ": lookup failed: " +
+                ex.getMessage(), ex));
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        options.close();
+    }
+}

@@ -1,0 +1,117 @@
+package dev.tally.coldindex;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The cold index on a real RocksDB on disk: what is committed is found, also after a reopen; what expired is not. */
+class ColdIndexTest
+{
+    private static final long T0 = 1_767_225_600_000_000_000L;
+    private static final long RETENTION_NS = TimeUnit.HOURS.toNanos(24);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldFindEveryKindOfRecordCommittedAlsoAfterAReopen()
+    {
+        final long[] key = record(ColdRecords.KEY_LONGS, 100);
+        final long[] transfer = record(ColdRecords.TRANSFER_LONGS, 200);
+        try (ColdIndex index = open(); ColdWriter writer = index.writer())
+        {
+            writer.key(11, 12, T0, key);
+            writer.reference(21, 22, 7, T0 + 5);
+            writer.transfer(7, transfer);
+            assertEquals(3, writer.pending());
+            writer.commit(7, T0 + 5);
+            assertEquals(7, index.watermarkIndex());
+        }
+        try (ColdIndex index = open(); ColdReader reader = index.reader())
+        {
+            assertEquals(7, index.watermarkIndex());
+            assertEquals(T0 + 5, index.watermarkTimeNs());
+            final long[] found = new long[ColdRecords.TRANSFER_LONGS];
+            assertTrue(reader.key(11, 12, T0 + TimeUnit.HOURS.toNanos(23), found));
+            assertArrayEquals(key, java.util.Arrays.copyOf(found, ColdRecords.KEY_LONGS));
+            assertTrue(reader.reference(21, 22, found));
+            assertEquals(7, found[0]);
+            assertEquals(T0 + 5, found[1]);
+            assertTrue(reader.transfer(7, found));
+            assertArrayEquals(transfer, found);
+
+            assertFalse(reader.key(11, 13, T0, found), "another digest");
+            assertFalse(reader.reference(22, 21, found));
+            assertFalse(reader.transfer(8, found));
+        }
+    }
+
+    @Test
+    void shouldKeepNothingUncommittedAndRefileTheSameBytes()
+    {
+        try (ColdIndex index = open(); ColdWriter writer = index.writer())
+        {
+            writer.transfer(1, record(ColdRecords.TRANSFER_LONGS, 1));
+            writer.commit(1, T0);
+            writer.transfer(2, record(ColdRecords.TRANSFER_LONGS, 2));   // never committed: a crash would lose it
+        }
+        try (ColdIndex index = open(); ColdReader reader = index.reader(); ColdWriter writer = index.writer())
+        {
+            final long[] found = new long[ColdRecords.TRANSFER_LONGS];
+            assertEquals(1, index.watermarkIndex());
+            assertTrue(reader.transfer(1, found));
+            assertFalse(reader.transfer(2, found));
+            final long[] reversed = record(ColdRecords.TRANSFER_LONGS, 1);
+            reversed[6] = 55;   // refiled with what changed
+            writer.transfer(1, reversed);
+            writer.commit(2, T0 + 1);
+            assertTrue(reader.transfer(1, found));
+            assertEquals(55, found[6]);
+        }
+    }
+
+    @Test
+    void shouldForgetKeysPastTheirRetentionAndDeleteWholeExpiredBuckets()
+    {
+        try (ColdIndex index = open(); ColdWriter writer = index.writer(); ColdReader reader = index.reader())
+        {
+            writer.key(1, 1, T0, record(ColdRecords.KEY_LONGS, 1));
+            writer.key(2, 2, T0 + TimeUnit.HOURS.toNanos(20), record(ColdRecords.KEY_LONGS, 2));
+            writer.commit(2, T0 + TimeUnit.HOURS.toNanos(20));
+            final long[] found = new long[ColdRecords.KEY_LONGS];
+            final long later = T0 + TimeUnit.HOURS.toNanos(31);
+            assertFalse(reader.key(1, 1, later, found), "stored 31 h before: past the 24 h retention");
+            assertTrue(reader.key(2, 2, later, found), "stored 11 h before");
+
+            writer.expireKeys(later);
+            assertEquals(1, writer.pending(), "one range deletion for the buckets that passed");
+            writer.commit(3, later);
+            assertFalse(reader.key(1, 1, T0, found), "deleted with its bucket: gone even for a lookup at its own time");
+            assertTrue(reader.key(2, 2, later, found));
+            writer.expireKeys(later);
+            assertEquals(0, writer.pending(), "nothing more to delete until another bucket passes");
+        }
+    }
+
+    private ColdIndex open()
+    {
+        return ColdIndex.open(ColdIndexConfig.of(dir, RETENTION_NS));
+    }
+
+    private static long[] record(final int longs, final long seed)
+    {
+        final long[] record = new long[longs];
+        for (int i = 0; i < longs; i++)
+        {
+            record[i] = seed * 1_000 + i;
+        }
+        return record;
+    }
+}
