@@ -19,10 +19,12 @@ import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.TtlDB;
 
 /**
  * The cold index: what the ledger no longer holds in memory but must still enforce, on disk, in an embedded RocksDB.
- * Idempotency keys with their stored replies (for their retention), references (for good), transfers (for reversals).
+ * Idempotency keys with their stored replies (for their retention), references (for good), transfers (for reversals),
+ * each found by one point lookup.
  *
  * <pre>
  *  business thread ─ unit effects ─► cold writer ─ WriteBatch + watermark, WAL synced ─► RocksDB (data/cold)
@@ -47,6 +49,8 @@ public final class ColdIndex implements AutoCloseable
 
     private static final byte[] WATERMARK_KEY = {'w', 'a', 't', 'e', 'r', 'm', 'a', 'r', 'k'};
     private static final int WATERMARK_BYTES = 16;
+    /** RocksDB's TTL for "never expires". */
+    private static final int TTL_NONE = 0;
 
     final ColdIndexConfig config;
     final RocksDB db;
@@ -90,7 +94,11 @@ public final class ColdIndex implements AutoCloseable
             new ColumnFamilyDescriptor(bytes("references"), families),
             new ColumnFamilyDescriptor(bytes("transfers"), families));
         final List<ColumnFamilyHandle> handles = new ArrayList<>();
-        db = RocksDB.open(options, config.directory().toString(), descriptors, handles);
+        // Keys are deleted physically once their retention (and a day more) has passed since they were filed, by
+        // RocksDB's TTL compaction; whether a key found is still within its retention is the ledger's to say, by
+        // journaled time. References stay for good; transfers too (a reversal window may be months).
+        db = TtlDB.open(options, config.directory().toString(), descriptors, handles,
+            List.of(TTL_NONE, config.keyTtlSeconds(), TTL_NONE, TTL_NONE), false);
         meta = handles.get(0);
         keys = handles.get(1);
         references = handles.get(2);

@@ -3,8 +3,8 @@ package dev.tally.coldindex;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * How records are keyed: big-endian, so that RocksDB's byte order is the numbers' order (a key bucket's range, a
- * transfer's journal index), and the digests as the ledger computed them.
+ * How records are keyed: big-endian, so that RocksDB's byte order is the numbers' order (a transfer's journal index),
+ * and the digests as the ledger computed them.
  */
 final class ColdKeys
 {
@@ -12,25 +12,7 @@ final class ColdKeys
     {
     }
 
-    /** @return the bucket of a key stored at {@code timeNs}: buckets are a quarter of the retention wide. */
-    static long bucket(final long timeNs, final long bucketNs)
-    {
-        return Math.floorDiv(timeNs, bucketNs);
-    }
-
-    static void keyKey(final UnsafeBuffer into, final long bucket, final long digestHi, final long digestLo)
-    {
-        into.putLong(0, bucket, java.nio.ByteOrder.BIG_ENDIAN);
-        into.putLong(ColdRecords.BUCKET_BYTES, digestHi, java.nio.ByteOrder.BIG_ENDIAN);
-        into.putLong(ColdRecords.BUCKET_BYTES + 8, digestLo, java.nio.ByteOrder.BIG_ENDIAN);
-    }
-
-    static void bucketStart(final UnsafeBuffer into, final long bucket)
-    {
-        keyKey(into, bucket, 0, 0);
-    }
-
-    static void referenceKey(final UnsafeBuffer into, final long digestHi, final long digestLo)
+    static void digestKey(final UnsafeBuffer into, final long digestHi, final long digestLo)
     {
         into.putLong(0, digestHi, java.nio.ByteOrder.BIG_ENDIAN);
         into.putLong(8, digestLo, java.nio.ByteOrder.BIG_ENDIAN);

@@ -18,7 +18,7 @@ public final class ColdReader implements AutoCloseable
 {
     private final ColdIndex index;
     private final ReadOptions options = new ReadOptions();
-    private final byte[] keyKey = new byte[ColdRecords.BUCKET_BYTES + ColdRecords.DIGEST_BYTES];
+    private final byte[] keyKey = new byte[ColdRecords.DIGEST_BYTES];
     private final byte[] referenceKey = new byte[ColdRecords.DIGEST_BYTES];
     private final byte[] transferKey = new byte[ColdRecords.INDEX_BYTES];
     private final byte[] value = new byte[ColdRecords.TRANSFER_LONGS * 8];
@@ -26,40 +26,33 @@ public final class ColdReader implements AutoCloseable
     private final UnsafeBuffer referenceKeyBuffer = new UnsafeBuffer(referenceKey);
     private final UnsafeBuffer transferKeyBuffer = new UnsafeBuffer(transferKey);
     private final UnsafeBuffer valueBuffer = new UnsafeBuffer(value);
-    private final long bucketNs;
 
     ColdReader(final ColdIndex index)
     {
         this.index = index;
-        this.bucketNs = index.config.keyBucketNs();
     }
 
     /**
-     * Finds an idempotency key stored within the retention before journaled time {@code nowNs}: probes its buckets,
-     * newest first.
+     * Finds an idempotency key. Whether it is still within its retention is the caller's to decide, by journaled time: a
+     * key is deleted only some time after (its TTL, by wall-clock time).
      *
      * @return true when found; {@code record} ({@link ColdRecords#KEY_LONGS} longs) then holds it.
      */
-    public boolean key(final long digestHi, final long digestLo, final long nowNs, final long[] record)
+    public boolean key(final long digestHi, final long digestLo, final long[] record)
     {
-        final long newest = ColdKeys.bucket(nowNs, bucketNs);
-        final long oldest = ColdKeys.bucket(nowNs - index.config.keyRetentionNs(), bucketNs);
-        for (long bucket = newest; bucket >= oldest; bucket--)
+        ColdKeys.digestKey(keyKeyBuffer, digestHi, digestLo);
+        if (!get(index.keys, keyKey, ColdRecords.KEY_LONGS))
         {
-            ColdKeys.keyKey(keyKeyBuffer, bucket, digestHi, digestLo);
-            if (get(index.keys, keyKey, ColdRecords.KEY_LONGS))
-            {
-                ColdKeys.decode(valueBuffer, record, ColdRecords.KEY_LONGS);
-                return true;
-            }
+            return false;
         }
-        return false;
+        ColdKeys.decode(valueBuffer, record, ColdRecords.KEY_LONGS);
+        return true;
     }
 
     /** @return true when a transfer holds the reference; {@code record} then holds its journal index and time. */
     public boolean reference(final long digestHi, final long digestLo, final long[] record)
     {
-        ColdKeys.referenceKey(referenceKeyBuffer, digestHi, digestLo);
+        ColdKeys.digestKey(referenceKeyBuffer, digestHi, digestLo);
         if (!get(index.references, referenceKey, ColdRecords.REFERENCE_LONGS))
         {
             return false;

@@ -6,7 +6,7 @@ package dev.tally.coldindex;
  *
  * <pre>
  *  kind        key (bytes, big-endian)                       value
- *  key         bucket of its journaled time (8) + digest (16) {@value #KEY_LONGS} longs: fingerprint, the stored result
+ *  key         digest (16)                                    {@value #KEY_LONGS} longs: fingerprint, the stored result
  *  reference   digest (16)                                    {@value #REFERENCE_LONGS} longs: the transfer's journal index and time
  *  transfer    journal index (8)                              {@value #TRANSFER_LONGS} longs: the transfer as the ledger keeps it
  * </pre>
@@ -21,7 +21,6 @@ public final class ColdRecords
     public static final int TRANSFER_LONGS = 12;
 
     static final int DIGEST_BYTES = 16;
-    static final int BUCKET_BYTES = 8;
     static final int INDEX_BYTES = 8;
 
     private ColdRecords()

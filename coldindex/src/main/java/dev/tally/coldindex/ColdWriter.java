@@ -19,16 +19,12 @@ public final class ColdWriter implements AutoCloseable
     private final ColdIndex index;
     private final WriteBatch batch = new WriteBatch();
     private final WriteOptions synced = new WriteOptions().setSync(true);
-    private final byte[] keyKey = new byte[ColdRecords.BUCKET_BYTES + ColdRecords.DIGEST_BYTES];
+    private final byte[] keyKey = new byte[ColdRecords.DIGEST_BYTES];
     private final byte[] referenceKey = new byte[ColdRecords.DIGEST_BYTES];
     private final byte[] transferKey = new byte[ColdRecords.INDEX_BYTES];
     private final byte[] keyValue = new byte[ColdRecords.KEY_LONGS * 8];
     private final byte[] referenceValue = new byte[ColdRecords.REFERENCE_LONGS * 8];
     private final byte[] transferValue = new byte[ColdRecords.TRANSFER_LONGS * 8];
-    private final byte[] rangeFrom = new byte[ColdRecords.BUCKET_BYTES + ColdRecords.DIGEST_BYTES];
-    private final byte[] rangeTo = new byte[ColdRecords.BUCKET_BYTES + ColdRecords.DIGEST_BYTES];
-    private final UnsafeBuffer rangeFromBuffer = new UnsafeBuffer(rangeFrom);
-    private final UnsafeBuffer rangeToBuffer = new UnsafeBuffer(rangeTo);
     private final byte[] watermarkValue = new byte[16];
     private final UnsafeBuffer keyKeyBuffer = new UnsafeBuffer(keyKey);
     private final UnsafeBuffer referenceKeyBuffer = new UnsafeBuffer(referenceKey);
@@ -37,21 +33,17 @@ public final class ColdWriter implements AutoCloseable
     private final UnsafeBuffer referenceValueBuffer = new UnsafeBuffer(referenceValue);
     private final UnsafeBuffer transferValueBuffer = new UnsafeBuffer(transferValue);
     private final UnsafeBuffer watermarkBuffer = new UnsafeBuffer(watermarkValue);
-    private final long bucketNs;
-    /** Key buckets before this one are deleted (or never held anything). */
-    private long keptFromBucket;
     private int pending;
 
     ColdWriter(final ColdIndex index)
     {
         this.index = index;
-        this.bucketNs = index.config.keyBucketNs();
     }
 
-    /** Files an idempotency key stored at journaled time {@code storedAtNs} with its record ({@link ColdRecords#KEY_LONGS}). */
-    public void key(final long digestHi, final long digestLo, final long storedAtNs, final long[] record)
+    /** Files an idempotency key with its record ({@link ColdRecords#KEY_LONGS}): its fingerprint and stored result. */
+    public void key(final long digestHi, final long digestLo, final long[] record)
     {
-        ColdKeys.keyKey(keyKeyBuffer, ColdKeys.bucket(storedAtNs, bucketNs), digestHi, digestLo);
+        ColdKeys.digestKey(keyKeyBuffer, digestHi, digestLo);
         ColdKeys.encode(keyValueBuffer, record, ColdRecords.KEY_LONGS);
         put(index.keys, keyKey, keyValue);
     }
@@ -59,7 +51,7 @@ public final class ColdWriter implements AutoCloseable
     /** Files a reference: the journal index and time of the transfer that holds it. */
     public void reference(final long digestHi, final long digestLo, final long transferIndex, final long transferTimeNs)
     {
-        ColdKeys.referenceKey(referenceKeyBuffer, digestHi, digestLo);
+        ColdKeys.digestKey(referenceKeyBuffer, digestHi, digestLo);
         referenceValueBuffer.putLong(0, transferIndex);
         referenceValueBuffer.putLong(8, transferTimeNs);
         put(index.references, referenceKey, referenceValue);
@@ -71,31 +63,6 @@ public final class ColdWriter implements AutoCloseable
         ColdKeys.transferKey(transferKeyBuffer, journalIndex);
         ColdKeys.encode(transferValueBuffer, record, ColdRecords.TRANSFER_LONGS);
         put(index.transfers, transferKey, transferValue);
-    }
-
-    /**
-     * Deletes the key buckets wholly older than the retention at journaled time {@code nowNs} (one range deletion when a
-     * bucket has passed, nothing otherwise), with the next commit.
-     */
-    public void expireKeys(final long nowNs)
-    {
-        final long firstKept = ColdKeys.bucket(nowNs - index.config.keyRetentionNs(), bucketNs);
-        if (firstKept <= keptFromBucket)
-        {
-            return;
-        }
-        ColdKeys.bucketStart(rangeFromBuffer, keptFromBucket);   // journaled time is after 1970: buckets start at 0
-        ColdKeys.bucketStart(rangeToBuffer, firstKept);
-        try
-        {
-            batch.deleteRange(index.keys, rangeFrom, rangeTo);
-        }
-        catch (final RocksDBException ex)
-        {
-            throw failed("delete expired keys", ex);
-        }
-        keptFromBucket = firstKept;
-        pending++;
     }
 
     /** @return items waiting for the next {@link #commit}. */

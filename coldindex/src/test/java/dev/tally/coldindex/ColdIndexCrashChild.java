@@ -24,7 +24,7 @@ public final class ColdIndexCrashChild
             {
                 record[0] = journalIndex;
                 writer.transfer(journalIndex, record);
-                writer.key(journalIndex, -journalIndex, t0 + journalIndex, record);
+                writer.key(journalIndex, -journalIndex, record);
                 if (journalIndex % 10 == 0)
                 {
                     writer.commit(journalIndex, t0 + journalIndex);

@@ -27,7 +27,7 @@ class ColdIndexTest
         final long[] transfer = record(ColdRecords.TRANSFER_LONGS, 200);
         try (ColdIndex index = open(); ColdWriter writer = index.writer())
         {
-            writer.key(11, 12, T0, key);
+            writer.key(11, 12, key);
             writer.reference(21, 22, 7, T0 + 5);
             writer.transfer(7, transfer);
             assertEquals(3, writer.pending());
@@ -39,7 +39,7 @@ class ColdIndexTest
             assertEquals(7, index.watermarkIndex());
             assertEquals(T0 + 5, index.watermarkTimeNs());
             final long[] found = new long[ColdRecords.TRANSFER_LONGS];
-            assertTrue(reader.key(11, 12, T0 + TimeUnit.HOURS.toNanos(23), found));
+            assertTrue(reader.key(11, 12, found));
             assertArrayEquals(key, java.util.Arrays.copyOf(found, ColdRecords.KEY_LONGS));
             assertTrue(reader.reference(21, 22, found));
             assertEquals(7, found[0]);
@@ -47,7 +47,7 @@ class ColdIndexTest
             assertTrue(reader.transfer(7, found));
             assertArrayEquals(transfer, found);
 
-            assertFalse(reader.key(11, 13, T0, found), "another digest");
+            assertFalse(reader.key(11, 13, found), "another digest");
             assertFalse(reader.reference(22, 21, found));
             assertFalse(reader.transfer(8, found));
         }
@@ -78,26 +78,10 @@ class ColdIndexTest
     }
 
     @Test
-    void shouldForgetKeysPastTheirRetentionAndDeleteWholeExpiredBuckets()
+    void shouldGiveKeysATimeToLiveOfTheirRetentionAndADayAndReferencesAndTransfersNone()
     {
-        try (ColdIndex index = open(); ColdWriter writer = index.writer(); ColdReader reader = index.reader())
-        {
-            writer.key(1, 1, T0, record(ColdRecords.KEY_LONGS, 1));
-            writer.key(2, 2, T0 + TimeUnit.HOURS.toNanos(20), record(ColdRecords.KEY_LONGS, 2));
-            writer.commit(2, T0 + TimeUnit.HOURS.toNanos(20));
-            final long[] found = new long[ColdRecords.KEY_LONGS];
-            final long later = T0 + TimeUnit.HOURS.toNanos(31);
-            assertFalse(reader.key(1, 1, later, found), "stored 31 h before: past the 24 h retention");
-            assertTrue(reader.key(2, 2, later, found), "stored 11 h before");
-
-            writer.expireKeys(later);
-            assertEquals(1, writer.pending(), "one range deletion for the buckets that passed");
-            writer.commit(3, later);
-            assertFalse(reader.key(1, 1, T0, found), "deleted with its bucket: gone even for a lookup at its own time");
-            assertTrue(reader.key(2, 2, later, found));
-            writer.expireKeys(later);
-            assertEquals(0, writer.pending(), "nothing more to delete until another bucket passes");
-        }
+        assertEquals(24 * 3600 + 24 * 3600, ColdIndexConfig.of(dir, RETENTION_NS).keyTtlSeconds());
+        assertEquals(Integer.MAX_VALUE, ColdIndexConfig.of(dir, Long.MAX_VALUE).keyTtlSeconds(), "capped at what RocksDB takes");
     }
 
     private ColdIndex open()
