@@ -5,7 +5,7 @@
 # processes' over the same window. Usage: perf/scripts/idle-cpu.sh [SECONDS] [ROUNDS] [JAR...]
 cd "$(dirname "$0")/../.."
 SECONDS_IDLE=${1:-20}; ROUNDS=${2:-1}; shift $(( $# < 2 ? $# : 2 ))
-JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(gateway/target/tally.jar)
+JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(server/target/tally.jar)
 ticks() { for t in /proc/$1/task/*; do echo "$(basename "$t") $(tr ' ' _ < "$t/comm") $(sed 's/.*) //' "$t/stat" | awk '{print $12+$13}')"; done | sort; }
 # the postmaster names the data folder; its children (checkpointer, WAL writer, backends, ...) do not
 pg_ticks() { local pm; pm=$(pgrep -f "postgres.*-D $1" | head -1); [ -z "$pm" ] && { echo 0; return; }

@@ -7,7 +7,7 @@
 #   perf/scripts/reference-check-cost.sh [ROUNDS] [TALLY_JAR...]
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-2}; shift 2>/dev/null
-JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(gateway/target/tally.jar)
+JARS=("$@"); [ ${#JARS[@]} -eq 0 ] && JARS=(server/target/tally.jar)
 thread_ticks() { local t; t=$(grep -lx "$2" /proc/$1/task/*/comm 2>/dev/null | head -1 | cut -d/ -f5); [ -z "$t" ] && { echo 0; return; }
   awk '{print $14+$15}' /proc/$1/task/$t/stat; }
 for round in $(seq 1 "$ROUNDS"); do for jar in "${JARS[@]}"; do for refs in "" "--references"; do

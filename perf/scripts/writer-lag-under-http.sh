@@ -14,7 +14,7 @@ RATE=$1; MEASURED=$2; WARMUP=$3; OUT=${4:-/tmp/tally-writer-lag-$RATE}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$OUT"; mkdir -p "$OUT"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-java -Xmx3g -Dchronicle.analytics.disable=true -jar "$REPO/gateway/target/tally.jar" serve --port "$PORT" --data-dir "$OUT/data" \
+java -Xmx3g -Dchronicle.analytics.disable=true -jar "$REPO/server/target/tally.jar" serve --port "$PORT" --data-dir "$OUT/data" \
   --api-key t:bench-key-123 --accounts-max 200000 --sub-balances-max 400000 --keys-max 2000000 --transfers-max 2000000 \
   --holds-max 1000 --key-retention-ms 10000 --tick-interval-ms 100 > "$OUT/serve.log" 2>&1 &
 SERVER=$!

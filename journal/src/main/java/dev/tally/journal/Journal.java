@@ -49,7 +49,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * {@link #stampAndAppend}, {@link #stampAndStage}, {@link #appendStaged} and {@link #flush} allocate nothing in steady
  * state.
  */
-public final class Journal implements AutoCloseable
+public final class Journal implements CommandLog, AutoCloseable
 {
     static
     {
@@ -113,21 +113,8 @@ public final class Journal implements AutoCloseable
      * kernel drops the failed pages and clears the error), so no later force is believed, nor tried.
      */
     private IOException forceFailure;
-    /**
-     * Fault injection for tests, read at open: {@code -Dtally.test.journalForcesBeforeFailure=N} makes every force after
-     * the first N fail as a disk would ({@code -1}, the default: never).
-     */
-    public static final String FORCES_BEFORE_FAILURE_PROPERTY = "tally.test.journalForcesBeforeFailure";
-    private final long forcesBeforeFailure = Long.getLong(FORCES_BEFORE_FAILURE_PROPERTY, -1);
-    /**
-     * Fault injection for tests, read at open: {@code -Dtally.test.journalDocumentsBeforeFailure=N} makes the append of
-     * document N + 1 (counting from open, a recovery marker included) fail once, as a queue that briefly cannot map its
-     * next chunk would ({@code -1}, the default: never).
-     */
-    public static final String DOCUMENTS_BEFORE_FAILURE_PROPERTY = "tally.test.journalDocumentsBeforeFailure";
-    private final long documentsBeforeFailure = Long.getLong(DOCUMENTS_BEFORE_FAILURE_PROPERTY, -1);
-    private long documents;
-    private long forces;
+    /** Failures injected by tests ({@link JournalFaults}); never fire otherwise. */
+    private final JournalFaults faults = new JournalFaults();
     /** The cycle files open forced (tests): what a killed writer left may have been in the page cache only. */
     private final List<Path> forcedAtOpen;
 
@@ -252,6 +239,7 @@ public final class Journal implements AutoCloseable
      * @throws IllegalArgumentException when the command cannot be encoded (a bug upstream). Either way nothing is
      *                                  staged and what was staged before stays.
      */
+    @Override
     public long stampAndStage(final Command command, final long clockNs)
     {
         final long index = stagedLastIndex + 1;
@@ -275,6 +263,7 @@ public final class Journal implements AutoCloseable
     }
 
     /** @return true when the next document may have no room for another record: {@link #appendStaged()} first. */
+    @Override
     public boolean stagingFull()
     {
         return stagedLength > DOCUMENT_BYTES_MAX - CommandCodec.ENCODED_LENGTH_MAX;
@@ -294,6 +283,7 @@ public final class Journal implements AutoCloseable
      * @throws RuntimeException when the queue refuses the document: none of the staged records is in the journal, and
      *                          none stays staged (their indexes are given again).
      */
+    @Override
     public void appendStaged()
     {
         if (stagedCount == 0)
@@ -351,6 +341,7 @@ public final class Journal implements AutoCloseable
      * last one (the pipeline brings a batch end at least every half interval, a {@code FORCE_CHECK}, so that a
      * power loss takes back at most about 1.5 intervals, idle or not).
      */
+    @Override
     public void endOfBatch()
     {
         endOfBatch(System.nanoTime());
@@ -403,12 +394,14 @@ public final class Journal implements AutoCloseable
         return durableIndex;
     }
 
+    @Override
     public Durability durability()
     {
         return config.durability();
     }
 
     /** @return {@link JournalConfig#asyncForceIntervalMs()}: how often an {@code ASYNC} journal forces, at most. */
+    @Override
     public long asyncForceIntervalMs()
     {
         return config.asyncForceIntervalMs();
@@ -579,7 +572,7 @@ public final class Journal implements AutoCloseable
         }
         try
         {
-            injectForceFailure();
+            faults.beforeForce();
             for (final Path file : files)
             {
                 try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
@@ -621,20 +614,9 @@ public final class Journal implements AutoCloseable
         return forcedAtOpen;
     }
 
-    private void injectForceFailure() throws IOException
-    {
-        if (forcesBeforeFailure >= 0 && forces++ >= forcesBeforeFailure)
-        {
-            throw new IOException("injected force failure (" + FORCES_BEFORE_FAILURE_PROPERTY + ")");
-        }
-    }
-
     private void write(final int length)
     {
-        if (documents++ == documentsBeforeFailure)
-        {
-            throw new IllegalStateException("injected append failure (" + DOCUMENTS_BEFORE_FAILURE_PROPERTY + ")");
-        }
+        faults.beforeDocument();
         try (DocumentContext dc = appender.writingDocument())
         {
             try
@@ -669,7 +651,7 @@ public final class Journal implements AutoCloseable
         }
         try
         {
-            injectForceFailure();
+            faults.beforeForce();
             final Wire wire = appender.wire();
             forcer.force(file, null == wire ? null : wire.bytes().bytesStore(), appendPosition);
             forcedIndex = lastIndex;

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Open forces what it found before reporting it stable: a killed writer leaves its last appends in the page cache
  * only, and what open reports as stable the PostgreSQL writer and the snapshotter take during the replay. Real queue
- * files; the injected force failure ({@link Journal#FORCES_BEFORE_FAILURE_PROPERTY}) shows that a force really runs.
+ * files; the injected force failure ({@link JournalFaults#FORCES_BEFORE_FAILURE_PROPERTY}) shows that a force really runs.
  */
 class OpenForceTest
 {
@@ -32,7 +32,7 @@ class OpenForceTest
     @AfterEach
     void clearInjection()
     {
-        System.clearProperty(Journal.FORCES_BEFORE_FAILURE_PROPERTY);
+        System.clearProperty(JournalFaults.FORCES_BEFORE_FAILURE_PROPERTY);
     }
 
     @Test
@@ -43,13 +43,13 @@ class OpenForceTest
             append(journal, 0, 10);   // never forced by this writer: the interval 0 leaves it to the kernel
         }
 
-        System.setProperty(Journal.FORCES_BEFORE_FAILURE_PROPERTY, "0");   // every force fails
+        System.setProperty(JournalFaults.FORCES_BEFORE_FAILURE_PROPERTY, "0");   // every force fails
         final UncheckedIOException refused = assertThrows(UncheckedIOException.class,
             () -> Journal.open(JournalConfig.of(dir, Durability.ASYNC)).close());
         assertTrue(refused.getMessage().contains("refusing to start") && refused.getMessage().contains(dir.toString()),
             refused.getMessage());
 
-        System.clearProperty(Journal.FORCES_BEFORE_FAILURE_PROPERTY);
+        System.clearProperty(JournalFaults.FORCES_BEFORE_FAILURE_PROPERTY);
         try (Journal reopened = Journal.open(JournalConfig.of(dir, Durability.ASYNC)))
         {
             assertEquals(10, reopened.lastIndex(), "the refused open changed nothing");
@@ -60,7 +60,7 @@ class OpenForceTest
     @Test
     void shouldOpenAnEmptyJournalWithoutAForce()
     {
-        System.setProperty(Journal.FORCES_BEFORE_FAILURE_PROPERTY, "0");
+        System.setProperty(JournalFaults.FORCES_BEFORE_FAILURE_PROPERTY, "0");
         try (Journal journal = Journal.open(JournalConfig.of(dir, Durability.SYNC)))
         {
             assertEquals(List.of(), journal.forcedAtOpen(), "nothing found, nothing to force");

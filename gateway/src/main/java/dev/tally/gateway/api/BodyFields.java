@@ -1,5 +1,13 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.json.Money;
+import dev.tally.gateway.api.json.CharSlice;
+import dev.tally.gateway.api.IdempotencyKey;
+import dev.tally.gateway.api.Operation;
+import dev.tally.gateway.api.Rejection;
+import dev.tally.gateway.api.problem.ProblemType;
+import dev.tally.gateway.api.routing.ResourceId;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.tally.ledger.LedgerLimits;

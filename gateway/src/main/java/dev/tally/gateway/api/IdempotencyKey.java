@@ -1,5 +1,8 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+
 import dev.tally.ledger.LedgerLimits;
 
 /**

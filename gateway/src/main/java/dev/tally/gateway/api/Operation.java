@@ -1,5 +1,7 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.routing.Route;
+
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.id.Uuid7;
 

@@ -1,5 +1,8 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+
 /**
  * Unwinds the recursive-descent request parse at the first invalid value, carrying the {@link Problem}
  * to answer. Stackless (built only on the error path, caught by {@link RequestDecoder} before it returns):

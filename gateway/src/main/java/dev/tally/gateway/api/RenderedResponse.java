@@ -1,5 +1,7 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+
 /**
  * The HTTP envelope of a rendered reply; the body itself went into the caller's buffer. Mutable and owned
  * by one {@link ResponseRenderer}: valid until that renderer's next call.

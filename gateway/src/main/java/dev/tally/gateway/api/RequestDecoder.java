@@ -1,5 +1,12 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.json.CharSlice;
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+import dev.tally.gateway.api.routing.ResourceId;
+import dev.tally.gateway.api.routing.Route;
+import dev.tally.gateway.api.routing.RouteMatch;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;

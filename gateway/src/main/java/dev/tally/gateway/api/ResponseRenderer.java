@@ -1,5 +1,9 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.json.JsonOut;
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;

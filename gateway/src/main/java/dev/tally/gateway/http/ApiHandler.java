@@ -1,17 +1,14 @@
 package dev.tally.gateway.http;
 
-import com.lmax.disruptor.InsufficientCapacityException;
-import com.lmax.disruptor.RingBuffer;
-import dev.tally.gateway.api.Problem;
-import dev.tally.gateway.api.ProblemType;
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.gateway.api.RenderedResponse;
-import dev.tally.gateway.api.ResourceId;
-import dev.tally.gateway.api.Route;
-import dev.tally.gateway.metrics.TallyMetrics;
-import dev.tally.gateway.server.ReadModel;
-import dev.tally.gateway.pipeline.EventKind;
-import dev.tally.gateway.pipeline.LedgerEvent;
-import dev.tally.gateway.pipeline.PipelineHealth;
+import dev.tally.gateway.api.routing.ResourceId;
+import dev.tally.gateway.api.routing.Route;
+import dev.tally.pipeline.EventKind;
+import dev.tally.pipeline.InputRing;
+import dev.tally.pipeline.LedgerEvent;
+import dev.tally.pipeline.PipelineHealth;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.id.Uuid7;
 import io.netty.buffer.ByteBuf;
@@ -28,7 +25,6 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AsciiString;
-import dev.tally.snapshotter.Snapshotter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.Logger;
@@ -37,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The gateway's only handler: authenticate, route, decode and validate on the I/O thread, then publish
  * into the ring and return. Nothing malformed reaches the journal: every 4xx of validation is answered
- * here. Replies to published work are written by the {@link Responder} stage.
+ * here. Replies to published work are written by the {@link HttpResponder} stage.
  */
 public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpRequest>
 {
@@ -69,13 +65,15 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private static final AsciiString IDEMPOTENCY_KEY = AsciiString.cached("Idempotency-Key");
 
     private final ApiKeys apiKeys;
-    private final RingBuffer<LedgerEvent> ring;
+    private final InputRing ring;
     private final PipelineHealth health;
-    private final TallyMetrics metrics;
-    private final ReadModel readModel;
+    private final HttpMeters metrics;
+    private final ReadModelAccess readModel;
     private final ReadModelQueries queries;
     private final RateLimiter rateLimiter;
-    private final Snapshotter snapshotter;
+    private final SnapshotRequests snapshotter;
+    /** Where this connection's replies go: one per connection, carried through the ring to the responder. */
+    private ReplyChannel replyTarget;
     /** The request being handled (the handler is per connection and runs on one I/O thread). */
     private int routeIndex;
     private long receivedNs;
@@ -87,8 +85,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
      * @param snapshotter takes snapshots on {@code POST /admin/snapshot}, or null when snapshots are off.
      */
     public ApiHandler(
-        final ApiKeys apiKeys, final RingBuffer<LedgerEvent> ring, final PipelineHealth health, final TallyMetrics metrics,
-        final ReadModel readModel, final ReadModelQueries queries, final RateLimiter rateLimiter, final Snapshotter snapshotter)
+        final ApiKeys apiKeys, final InputRing ring, final PipelineHealth health, final HttpMeters metrics,
+        final ReadModelAccess readModel, final ReadModelQueries queries, final RateLimiter rateLimiter,
+        final SnapshotRequests snapshotter)
     {
         this.snapshotter = snapshotter;
         this.rateLimiter = rateLimiter;
@@ -98,6 +97,12 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         this.metrics = metrics;
         this.readModel = readModel;
         this.queries = queries;
+    }
+
+    @Override
+    public void handlerAdded(final ChannelHandlerContext ctx)
+    {
+        replyTarget = new ReplyChannel(ctx.channel());
     }
 
     /**
@@ -257,19 +262,15 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, problem, keepAlive);
             return;
         }
-        final long sequence;
-        try
-        {
-            sequence = ring.tryNext();
-        }
-        catch (final InsufficientCapacityException ex)
+        final long sequence = ring.tryClaim();
+        if (sequence == InputRing.FULL)
         {
             overloaded(ctx, scratch, keepAlive);
             return;
         }
         try
         {
-            addressReply(ring.get(sequence).reset(command), ctx, keepAlive);
+            addressReply(ring.slot(sequence).reset(command), ctx, keepAlive);
         }
         finally
         {
@@ -288,13 +289,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         final int size = scratch.decoder.batchSize();
-        final long last;
-        try
-        {
-            // One claim for the whole batch: its operations sit in consecutive slots, never interleaved.
-            last = ring.tryNext(size);
-        }
-        catch (final InsufficientCapacityException ex)
+        // One claim for the whole batch: its operations sit in consecutive slots, never interleaved.
+        final long last = ring.tryClaim(size);
+        if (last == InputRing.FULL)
         {
             overloaded(ctx, scratch, keepAlive);
             return;
@@ -304,11 +301,11 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             for (int position = 0; position < size; position++)
             {
-                ring.get(first + position).reset(scratch.batch[position]);
+                ring.slot(first + position).reset(scratch.batch[position]);
             }
             // The reply leaves with the last operation, so only its slot is addressed: one reference store
             // into the (old-generation) ring per request instead of one per operation.
-            final LedgerEvent lastSlot = ring.get(last);
+            final LedgerEvent lastSlot = ring.slot(last);
             addressReply(lastSlot, ctx, keepAlive);
             lastSlot.batchReply = true;
         }
@@ -418,19 +415,15 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final ChannelHandlerContext ctx, final IoThreadScratch scratch, final EventKind kind, final ApiKeys.Tenant tenant,
         final long accountId, final long idHi, final long idLo, final boolean keepAlive, final String query)
     {
-        final long sequence;
-        try
-        {
-            sequence = ring.tryNext();
-        }
-        catch (final InsufficientCapacityException ex)
+        final long sequence = ring.tryClaim();
+        if (sequence == InputRing.FULL)
         {
             overloaded(ctx, scratch, keepAlive);
             return;
         }
         try
         {
-            final LedgerEvent event = ring.get(sequence).reset(kind);
+            final LedgerEvent event = ring.slot(sequence).reset(kind);
             event.command.tenantId = tenant.id();
             event.command.targetIdHi = idHi;
             event.command.targetIdLo = idLo;
@@ -447,7 +440,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     /** Tells the responder where the reply goes, and what to record for metrics. */
     private void addressReply(final LedgerEvent event, final ChannelHandlerContext ctx, final boolean keepAlive)
     {
-        event.channel = ctx.channel();
+        event.replyTo = replyTarget;
         event.keepAlive = keepAlive;
         event.routeIndex = routeIndex;
         event.receivedNs = receivedNs;
@@ -507,25 +500,17 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final ChannelHandlerContext ctx, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
         final int retryAfterSeconds, final String allow)
     {
-        final long sequence;
-        try
-        {
-            sequence = ring.tryNext();
-        }
-        catch (final InsufficientCapacityException ex)
+        final long sequence = ring.tryClaim();
+        if (sequence == InputRing.FULL)
         {
             HttpReplies.write(ctx.channel(), status, contentType, body, keepAlive, false, retryAfterSeconds, allow);
             return;
         }
         try
         {
-            final LedgerEvent event = ring.get(sequence).reset(EventKind.IMMEDIATE_REPLY);
+            final LedgerEvent event = ring.slot(sequence).reset(EventKind.IMMEDIATE_REPLY);
             addressReply(event, ctx, keepAlive);
-            event.immediateBody = body;
-            event.immediateStatus = status;
-            event.immediateContentType = contentType;
-            event.immediateRetryAfterSeconds = retryAfterSeconds;
-            event.immediateAllow = allow;
+            event.immediateReply = new ImmediateHttpReply(body, status, contentType, retryAfterSeconds, allow);
         }
         finally
         {

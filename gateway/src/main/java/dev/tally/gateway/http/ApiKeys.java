@@ -1,6 +1,6 @@
 package dev.tally.gateway.http;
 
-import dev.tally.gateway.api.TenantId;
+import dev.tally.gateway.api.routing.TenantId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

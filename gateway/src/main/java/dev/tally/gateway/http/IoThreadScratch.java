@@ -1,10 +1,10 @@
 package dev.tally.gateway.http;
 
 import dev.tally.gateway.api.RequestDecoder;
-import dev.tally.gateway.api.ResourceId;
+import dev.tally.gateway.api.routing.ResourceId;
 import dev.tally.gateway.api.ResponseRenderer;
-import dev.tally.gateway.api.RouteMatch;
-import dev.tally.gateway.api.Router;
+import dev.tally.gateway.api.routing.RouteMatch;
+import dev.tally.gateway.api.routing.Router;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
 import io.netty.util.concurrent.FastThreadLocal;

@@ -2,14 +2,13 @@ package dev.tally.gateway.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.tally.gateway.api.IsoTime;
+import dev.tally.gateway.api.json.IsoTime;
 import dev.tally.gateway.api.Metadata;
-import dev.tally.gateway.api.Money;
+import dev.tally.gateway.api.json.Money;
 import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResponseRenderer;
-import dev.tally.gateway.api.Problem;
-import dev.tally.gateway.api.ProblemType;
-import dev.tally.gateway.server.ReadModel;
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.TransferView;
@@ -21,10 +20,6 @@ import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.io.IOException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -63,14 +58,14 @@ public final class ReadModelQueries implements AutoCloseable
     /** Renderers of replies that mix memory's view with PostgreSQL's metadata, one per pool thread. */
     private static final ThreadLocal<ResponseRenderer> RENDERERS = ThreadLocal.withInitial(ResponseRenderer::new);
 
-    private final ReadModel readModel;
+    private final ReadModelAccess readModel;
     private final ThreadPoolExecutor pool;
     /** Re-checks the writer's watermark for reads waiting on it, so that they hold no pool thread meanwhile. */
     private final ScheduledThreadPoolExecutor writerWaits;
     /** Reads waiting for the writer: answered by {@link #close} if still there. */
     private final java.util.Set<WriterWait> writersAwaited = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    public ReadModelQueries(final ReadModel readModel)
+    public ReadModelQueries(final ReadModelAccess readModel)
     {
         this.readModel = readModel;
         pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_MAX), runnable ->
@@ -145,7 +140,7 @@ public final class ReadModelQueries implements AutoCloseable
                 problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
                 return;
             }
-            final List<EntryRow> rows = readModel.reads().entries(tenantId, accountId, page.after(), page.limit());
+            final List<EntryRow> rows = readModel.entries(tenantId, accountId, page.after(), page.limit());
             final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 200);
             try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
             {
@@ -198,7 +193,7 @@ public final class ReadModelQueries implements AutoCloseable
         final UUID id = new UUID(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
         final Query read = () ->
         {
-            final Optional<TransferRow> found = readModel.reads().transfer(view.tenantId, id);
+            final Optional<TransferRow> found = readModel.transfer(view.tenantId, id);
             if (found.isEmpty() || found.get().metadata() == null)
             {
                 // the writer is past the transfer and memory says it has metadata: the read model lost it
@@ -255,7 +250,7 @@ public final class ReadModelQueries implements AutoCloseable
         private void check()
         {
             final String behind;
-            if (readModel.writer().watermark() >= journalIndex)
+            if (readModel.watermark() >= journalIndex)
             {
                 if (settle())
                 {
@@ -309,7 +304,7 @@ public final class ReadModelQueries implements AutoCloseable
         final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
-            final Optional<TransferRow> found = readModel.reads().transfer(tenantId, id);
+            final Optional<TransferRow> found = readModel.transfer(tenantId, id);
             if (found.isEmpty())
             {
                 problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such transfer."));
@@ -369,18 +364,9 @@ public final class ReadModelQueries implements AutoCloseable
         return view;
     }
 
-    private int accountDigits(final long tenantId, final long accountId) throws SQLException
+    private int accountDigits(final long tenantId, final long accountId) throws Exception
     {
-        try (Connection c = readModel.database().dataSource().getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT currency FROM accounts WHERE tenant_id = ? AND account_id = ?"))
-        {
-            s.setLong(1, tenantId);
-            s.setLong(2, accountId);
-            try (ResultSet rs = s.executeQuery())
-            {
-                return rs.next() ? CurrencyCode.minorDigits(CurrencyCode.pack(rs.getString(1))) : -1;
-            }
-        }
+        return readModel.accountMinorDigits(tenantId, accountId);
     }
 
     private void submit(final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final Query query)
@@ -423,7 +409,7 @@ public final class ReadModelQueries implements AutoCloseable
             {
                 query.run();
             }
-            catch (final SQLException | IOException | RuntimeException ex)
+            catch (final Exception ex)
             {
                 LOG.warn("read model query failed", ex);
                 problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The read model is not reachable."));
@@ -504,6 +490,6 @@ public final class ReadModelQueries implements AutoCloseable
     @FunctionalInterface
     private interface Query
     {
-        void run() throws SQLException, IOException;
+        void run() throws Exception;
     }
 }

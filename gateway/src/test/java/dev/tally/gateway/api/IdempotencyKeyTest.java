@@ -1,5 +1,8 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

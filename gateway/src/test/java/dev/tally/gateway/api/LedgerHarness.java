@@ -1,5 +1,8 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.routing.Route;
+
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.command.Command;

@@ -1,5 +1,10 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.Metadata;
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+import dev.tally.gateway.api.routing.Route;
+
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.result.ResultCode;

@@ -1,5 +1,7 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.routing.ResourceId;
+
 import dev.tally.journal.CommandCodec;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;

@@ -1,5 +1,10 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+import dev.tally.gateway.api.routing.ResourceId;
+import dev.tally.gateway.api.routing.Route;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import dev.tally.gateway.api.LedgerHarness.Reply;

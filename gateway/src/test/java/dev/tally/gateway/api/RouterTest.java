@@ -1,5 +1,14 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.routing.Router;
+
+import dev.tally.gateway.api.routing.RouteMatch;
+
+import dev.tally.gateway.api.routing.Route;
+
+import dev.tally.gateway.api.Operation;
+import dev.tally.gateway.api.problem.ProblemType;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,5 +1,7 @@
 package dev.tally.gateway.api;
 
+import dev.tally.gateway.api.routing.TenantId;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.tally.perf.jmh;
 
-import dev.tally.gateway.api.Problem;
+import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.RequestDecoder;
 import dev.tally.gateway.api.ResponseRenderer;
 import dev.tally.ledger.Ledger;

@@ -1,7 +1,7 @@
 package dev.tally.perf.load;
 
-import dev.tally.gateway.pipeline.LedgerPipeline;
-import dev.tally.gateway.pipeline.WaitStrategyName;
+import dev.tally.pipeline.LedgerPipeline;
+import dev.tally.pipeline.WaitStrategyName;
 import dev.tally.journal.Durability;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.server.cli.TransportConverter;
 import dev.tally.gateway.http.NettyTransport;
 import picocli.CommandLine;
 

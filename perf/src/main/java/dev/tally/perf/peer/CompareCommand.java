@@ -1,7 +1,7 @@
 package dev.tally.perf.peer;
 
 import dev.tally.perf.load.ProcessCpu;
-import dev.tally.gateway.pipeline.WaitStrategyName;
+import dev.tally.pipeline.WaitStrategyName;
 import dev.tally.journal.Durability;
 import dev.tally.perf.load.InProcessServer;
 import dev.tally.perf.load.LoadSpec;
@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.server.cli.TransportConverter;
 import dev.tally.gateway.http.NettyTransport;
 import java.util.ArrayList;
 import java.util.HexFormat;

@@ -1,6 +1,6 @@
 package dev.tally.perf.peer;
 
-import dev.tally.gateway.server.GarbageCollector;
+import dev.tally.server.GarbageCollector;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

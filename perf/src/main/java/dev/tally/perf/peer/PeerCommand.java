@@ -1,6 +1,6 @@
 package dev.tally.perf.peer;
 
-import dev.tally.gateway.cli.TransportConverter;
+import dev.tally.server.cli.TransportConverter;
 import dev.tally.gateway.http.NettyTransport;
 import java.util.ArrayList;
 import java.util.List;

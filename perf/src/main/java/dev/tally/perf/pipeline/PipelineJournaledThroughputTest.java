@@ -1,13 +1,13 @@
 package dev.tally.perf.pipeline;
 
-import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.RingBuffer;
-import dev.tally.gateway.pipeline.EventKind;
-import dev.tally.gateway.pipeline.LedgerEvent;
-import dev.tally.gateway.pipeline.LedgerPipeline;
-import dev.tally.gateway.pipeline.PipelineHealth;
-import dev.tally.gateway.pipeline.UnitListener;
-import dev.tally.gateway.pipeline.WaitStrategyName;
+import dev.tally.pipeline.EventKind;
+import dev.tally.pipeline.InputRing;
+import dev.tally.pipeline.LedgerEvent;
+import dev.tally.pipeline.ResponderStage;
+import dev.tally.pipeline.LedgerPipeline;
+import dev.tally.pipeline.PipelineHealth;
+import dev.tally.pipeline.UnitListener;
+import dev.tally.pipeline.WaitStrategyName;
 import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalConfig;
@@ -63,7 +63,7 @@ public final class PipelineJournaledThroughputTest
              LedgerPipeline pipeline = new LedgerPipeline(ledger, journal, ring -> counter, UnitListener.NONE,
                  new LedgerPipeline.PipelineConfig(16_384, wait, 100), new PipelineHealth()))
         {
-            final RingBuffer<LedgerEvent> ring = pipeline.ring();
+            final InputRing ring = pipeline.ring();
             final Producer producer = new Producer(ring, accounts);
             final long setupStart = System.nanoTime();
             producer.createAccounts();
@@ -118,14 +118,14 @@ public final class PipelineJournaledThroughputTest
     /** Publishes pre-built commands; the only producer thread. */
     private static final class Producer
     {
-        private final RingBuffer<LedgerEvent> ring;
+        private final InputRing ring;
         private final int accounts;
         private final int[] debits = new int[1 << 20];
         private final int[] credits = new int[1 << 20];
         private long transfersPublished;
         private long keyCounter;
 
-        Producer(final RingBuffer<LedgerEvent> ring, final int accounts)
+        Producer(final InputRing ring, final int accounts)
         {
             this.ring = ring;
             this.accounts = accounts;
@@ -144,10 +144,10 @@ public final class PipelineJournaledThroughputTest
             for (int id = 2; id <= accounts + 1; id += PUBLISH_BATCH)
             {
                 final int n = Math.min(PUBLISH_BATCH, accounts + 2 - id);
-                final long hi = ring.next(n);
+                final long hi = ring.claim(n);
                 for (long s = hi - n + 1, id2 = id; s <= hi; s++, id2++)
                 {
-                    fillAccount(ring.get(s).reset(EventKind.COMMAND).command, id2, false);
+                    fillAccount(ring.slot(s).reset(EventKind.COMMAND).command, id2, false);
                 }
                 ring.publish(hi - n + 1, hi);
             }
@@ -155,10 +155,10 @@ public final class PipelineJournaledThroughputTest
             for (int id = 2; id <= accounts + 1; id += PUBLISH_BATCH)
             {
                 final int n = Math.min(PUBLISH_BATCH, accounts + 2 - id);
-                final long hi = ring.next(n);
+                final long hi = ring.claim(n);
                 for (long s = hi - n + 1, id2 = id; s <= hi; s++, id2++)
                 {
-                    fillTransfer(ring.get(s).reset(EventKind.COMMAND).command, 1, id2, 1_000_000_000_00L);
+                    fillTransfer(ring.slot(s).reset(EventKind.COMMAND).command, 1, id2, 1_000_000_000_00L);
                 }
                 ring.publish(hi - n + 1, hi);
             }
@@ -166,18 +166,18 @@ public final class PipelineJournaledThroughputTest
 
         private void publishAccount(final long id, final boolean funding)
         {
-            final long s = ring.next();
-            fillAccount(ring.get(s).reset(EventKind.COMMAND).command, id, funding);
+            final long s = ring.claim(1);
+            fillAccount(ring.slot(s).reset(EventKind.COMMAND).command, id, funding);
             ring.publish(s);
         }
 
         void publishTransfers(final int n)
         {
-            final long hi = ring.next(n);
+            final long hi = ring.claim(n);
             for (long s = hi - n + 1; s <= hi; s++)
             {
                 final int i = (int)(transfersPublished++ & (debits.length - 1));
-                fillTransfer(ring.get(s).reset(EventKind.COMMAND).command, debits[i], credits[i], 1_00);
+                fillTransfer(ring.slot(s).reset(EventKind.COMMAND).command, debits[i], credits[i], 1_00);
             }
             ring.publish(hi - n + 1, hi);
         }
@@ -211,7 +211,7 @@ public final class PipelineJournaledThroughputTest
     }
 
     /** Stage 3 stand-in: counts outcomes instead of writing HTTP replies. */
-    private static final class CountingResponder implements EventHandler<LedgerEvent>
+    private static final class CountingResponder implements ResponderStage
     {
         final AtomicLong transfersOk = new AtomicLong();
         final AtomicLong rejected = new AtomicLong();

@@ -2,9 +2,9 @@ package dev.tally.perf.snapshot;
 
 import dev.tally.gateway.http.ApiKeys;
 import dev.tally.gateway.http.HttpLimits;
-import dev.tally.gateway.pipeline.LedgerPipeline;
-import dev.tally.gateway.server.ServerConfig;
-import dev.tally.gateway.server.TallyServer;
+import dev.tally.pipeline.LedgerPipeline;
+import dev.tally.server.ServerConfig;
+import dev.tally.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.journal.Journal;
 import dev.tally.journal.JournalReader;

@@ -2,7 +2,7 @@ package dev.tally.perf.load;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tally.gateway.pipeline.LedgerPipeline;
+import dev.tally.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Smoke test of the load generator against a real {@link dev.tally.gateway.server.TallyServer} on
+ * Smoke test of the load generator against a real {@link dev.tally.server.TallyServer} on
  * loopback: every scenario for about two seconds with a few thousand accounts (so the check reads every
  * account back and proves the sum of all balances is zero), closed loop, one open-loop run and one
  * pipelined run. Each

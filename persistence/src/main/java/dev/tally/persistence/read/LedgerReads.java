@@ -93,6 +93,22 @@ public final class LedgerReads
         }
     }
 
+    /** @return the ISO 4217 code of the tenant's account, if PostgreSQL holds it. */
+    public Optional<String> accountCurrency(final long tenantId, final long accountId) throws SQLException
+    {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("SELECT currency FROM accounts WHERE tenant_id = ? AND account_id = ?"))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            s.setLong(1, tenantId);
+            s.setLong(2, accountId);
+            try (ResultSet rs = s.executeQuery())
+            {
+                return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+            }
+        }
+    }
+
     /**
      * @return the tenant's transfer carrying {@code reference}, if any, of any age (the journaler's check before
      * journaling is {@link #takenReferences}, one query per batch).

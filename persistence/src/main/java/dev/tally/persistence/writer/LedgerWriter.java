@@ -455,7 +455,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
             }
             ensurePartitions(Math.floorDiv(batch.minTimeNs, 1_000_000L), Math.floorDiv(batch.maxTimeNs, 1_000_000L));
             write();
-            loseCommitReplyWhenInjected();
+            faults.afterCommit(batchesCommitted, batchRetries);
         }
         catch (final BatchSql.AlreadyCommitted ex)
         {
@@ -518,21 +518,8 @@ public final class LedgerWriter implements Agent, AutoCloseable
         }
     }
 
-    /**
-     * Fault injection for tests, read when the writer is built: {@code -Dtally.test.writerLosesCommitReplyOf=N} makes
-     * the N-th commit look failed after it went through, as when the connection breaks before the reply arrives.
-     */
-    static final String LOSE_COMMIT_REPLY_PROPERTY = "tally.test.writerLosesCommitReplyOf";
-    private final long loseCommitReplyOf = Long.getLong(LOSE_COMMIT_REPLY_PROPERTY, 0);
-
-    private void loseCommitReplyWhenInjected() throws SQLException
-    {
-        if (loseCommitReplyOf > 0 && batchesCommitted + 1 == loseCommitReplyOf && batchRetries == 0)
-        {
-            throw new SQLException("injected: the connection broke before the COMMIT's reply (" + LOSE_COMMIT_REPLY_PROPERTY + ")",
-                "08006");
-        }
-    }
+    /** Failures injected by tests ({@link WriterFaults}); never fire otherwise. */
+    private final WriterFaults faults = new WriterFaults();
 
     private static boolean isDuplicateKey(final SQLException ex)
     {

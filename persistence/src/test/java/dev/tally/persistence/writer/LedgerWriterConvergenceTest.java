@@ -48,14 +48,14 @@ class LedgerWriterConvergenceTest
     {
         final Database db = pg.newDatabase();
         final LedgerWriter created;
-        System.setProperty(LedgerWriter.LOSE_COMMIT_REPLY_PROPERTY, "3");
+        System.setProperty(WriterFaults.LOSE_COMMIT_REPLY_PROPERTY, "3");
         try
         {
             created = LedgerWriter.create(db, testConfig());
         }
         finally
         {
-            System.clearProperty(LedgerWriter.LOSE_COMMIT_REPLY_PROPERTY);
+            System.clearProperty(WriterFaults.LOSE_COMMIT_REPLY_PROPERTY);
         }
         try (LedgerWriter writer = created)
         {

@@ -1,0 +1,272 @@
+package dev.tally.gateway.http;
+
+import dev.tally.gateway.api.problem.Problem;
+import dev.tally.gateway.api.problem.ProblemType;
+import dev.tally.gateway.api.RenderedResponse;
+import dev.tally.gateway.api.ResponseRenderer;
+import dev.tally.pipeline.EventKind;
+import dev.tally.pipeline.InputRing;
+import dev.tally.pipeline.LedgerEvent;
+import dev.tally.pipeline.ResponderStage;
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.query.TransferView;
+import dev.tally.ledger.result.Result;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+/**
+ * Stage 3: renders each reply from the stored result and the request's payload (so an idempotent
+ * replay is byte-identical) and writes it to the connection that asked. Runs after the business thread,
+ * which runs after the journaler: a reply never leaves before its command is journaled.
+ *
+ * <p>A batch occupies consecutive slots; it is answered once, at its last slot, from all of them.
+ */
+public final class HttpResponder implements ResponderStage
+{
+    private static final Problem HALTED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The ledger stopped taking writes after an internal failure; the command was not applied.");
+    /** A force failed at or before the slot: the command may have been applied and may or may not be on disk. */
+    private static final Problem NOT_DURABLE = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The journal could not be forced to disk; the outcome is unknown until the server restarts: retry with the same " +
+            "Idempotency-Key.");
+    /** The pipeline halted after this command was journaled, before it was applied: a restart's replay applies it. */
+    private static final Problem OUTCOME_UNKNOWN = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The ledger stopped taking writes after an internal failure with this request in its journal: it takes effect when " +
+            "the server restarts. Retry with the same Idempotency-Key to learn its outcome.");
+    private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
+    private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Entry history is served from the PostgreSQL read model, which this server does not run.");
+    private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND,
+        "No such transfer in memory (older transfers are served from PostgreSQL once persistence is enabled).");
+
+    private final ResponseRenderer renderer = new ResponseRenderer();
+    private final Command[] batchCommands = new Command[LedgerLimits.BATCH_OPERATIONS_MAX];
+    private final Result[] batchResults = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
+    private final InputRing ring;
+    private final Channel[] pending = new Channel[256];
+    private int pendingCount;
+
+    private final HttpMeters metrics;
+    private final ReadModelQueries queries;
+
+    /**
+     * @param ring    the ring the batch slots are read back from.
+     * @param metrics where each reply's latency and outcome are recorded.
+     */
+    public HttpResponder(final InputRing ring, final HttpMeters metrics)
+    {
+        this(ring, metrics, null);
+    }
+
+    /** @param queries reads of the PostgreSQL read model for transfers memory no longer holds, or null. */
+    public HttpResponder(final InputRing ring, final HttpMeters metrics, final ReadModelQueries queries)
+    {
+        this.ring = ring;
+        this.metrics = metrics;
+        this.queries = queries;
+    }
+
+    @Override
+    public void onEvent(final LedgerEvent event, final long sequence, final boolean endOfBatch)
+    {
+        if (event.replyTo != null)
+        {
+            reply(event, sequence, ((ReplyChannel)event.replyTo).channel);
+        }
+        if (endOfBatch)
+        {
+            flushPending();
+        }
+    }
+
+    private void reply(final LedgerEvent event, final long sequence, final Channel channel)
+    {
+        if (event.kind == EventKind.COMMAND && !event.command.isLastOfBatch())
+        {
+            return;
+        }
+        if (event.kind == EventKind.IMMEDIATE_REPLY)
+        {
+            final ImmediateHttpReply immediate = (ImmediateHttpReply)event.immediateReply;
+            event.immediateReply = null;
+            HttpReplies.write(channel, immediate.status(), immediate.contentType(), immediate.body(), event.keepAlive, false,
+                immediate.retryAfterSeconds(), immediate.allow(), false);
+            metrics.recordReply(event.routeIndex, immediate.status(), event.receivedNs);
+            markPending(channel);
+            event.replyTo = null;
+            return;
+        }
+        final ByteBuf body = channel.alloc().buffer(256);
+        // notDurable: a force failed at or before this slot, so memory may hold commands the journal does not.
+        final RenderedResponse rendered = event.notDurable ? renderer.renderProblem(NOT_DURABLE, body) : render(event, sequence, channel, body);
+        if (rendered == null)
+        {
+            return;   // the read pool replies
+        }
+        final int status = rendered.status();
+        HttpReplies.write(channel, status, rendered.contentType(), body, event.keepAlive, rendered.replayed(),
+            rendered.retryAfterSeconds(), null, false);
+        metrics.recordReply(event.routeIndex, status, event.receivedNs);
+        markPending(channel);
+        clearReplyFields(event);
+    }
+
+    private void recordOutcome(final LedgerEvent slot)
+    {
+        metrics.recordOutcome(slot.result.code, slot.result.replayed, slot.command.type == dev.tally.ledger.command.CommandType.TRANSFER);
+    }
+
+    /**
+     * @return the reply to {@code event}, or null when the read pool answers it (PostgreSQL has what it asks for;
+     *         the reply's place on the connection is held meanwhile).
+     */
+    private RenderedResponse render(final LedgerEvent event, final long sequence, final Channel channel, final ByteBuf body)
+    {
+        switch (event.kind)
+        {
+            case READ_ACCOUNT:
+                return event.accountView.found ? renderer.renderAccount(event.accountView, body) :
+                    renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
+            case READ_TRANSFER:
+                if (!event.transferView.found && queries != null)
+                {
+                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
+                    body.release();
+                    queries.transfer(channel, event.keepAlive, event.command.tenantId,
+                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
+                    clearReplyFields(event);
+                    return null;
+                }
+                if (event.transferView.hasMetadata && queries != null)
+                {
+                    // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
+                    body.release();
+                    queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
+                        event.receivedNs, replyRecorder(event));
+                    clearReplyFields(event);
+                    return null;
+                }
+                return event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
+                    renderer.renderProblem(TRANSFER_NOT_FOUND, body);
+            case READ_ENTRIES:
+                if (queries == null)
+                {
+                    return renderer.renderProblem(ENTRIES_NOT_ENABLED, body);   // only a wiring mistake gets here
+                }
+                // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
+                body.release();
+                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                    replyRecorder(event));
+                clearReplyFields(event);
+                return null;
+            case COMMAND:
+            default:
+                return renderCommand(event, sequence, body);
+        }
+    }
+
+    /** Remembers a connection written to in this batch, once. */
+    private void markPending(final Channel channel)
+    {
+        for (int i = 0; i < pendingCount; i++)
+        {
+            if (pending[i] == channel)
+            {
+                return;
+            }
+        }
+        if (pendingCount == pending.length)
+        {
+            flushPending();
+        }
+        pending[pendingCount++] = channel;
+    }
+
+    /** One flush per connection per batch: pipelined replies leave in one write. */
+    private void flushPending()
+    {
+        for (int i = 0; i < pendingCount; i++)
+        {
+            pending[i].flush();
+            pending[i] = null;
+        }
+        pendingCount = 0;
+    }
+
+    private RenderedResponse renderCommand(final LedgerEvent last, final long sequence, final ByteBuf body)
+    {
+        final int size = last.command.batchSize;
+        if (!last.batchReply)
+        {
+            if (last.journalFailed)
+            {
+                return renderer.renderProblem(HALTED, body);
+            }
+            if (last.journaledNotApplied)
+            {
+                return renderer.renderProblem(OUTCOME_UNKNOWN, body);
+            }
+            recordOutcome(last);
+            return renderer.render(last.command, last.result, body);
+        }
+        final long first = sequence - (size - 1);
+        final Problem halted = haltedBatch(first, size);
+        if (halted != null)
+        {
+            return renderer.renderProblem(halted, body);
+        }
+        for (int position = 0; position < size; position++)
+        {
+            final LedgerEvent slot = ring.slot(first + position);
+            batchCommands[position] = slot.command;
+            batchResults[position] = slot.result;
+            recordOutcome(slot);
+        }
+        return renderer.renderBatch(batchCommands, batchResults, size, body);
+    }
+
+    /**
+     * @return the answer to a batch a halt or a failed force reached, or null when every operation ran: "not applied"
+     *         only when none of them was journaled; when some were (applied now, or by a restart's replay) its outcome
+     *         is unknown until the server restarts, and a retry with the same keys tells it.
+     */
+    private Problem haltedBatch(final long first, final int size)
+    {
+        boolean anyFailed = false;
+        boolean allFailed = true;
+        boolean unknown = false;
+        boolean notDurable = false;
+        for (int position = 0; position < size; position++)
+        {
+            final LedgerEvent slot = ring.slot(first + position);
+            anyFailed |= slot.journalFailed;
+            allFailed &= slot.journalFailed;
+            unknown |= slot.journaledNotApplied;
+            notDurable |= slot.notDurable;
+        }
+        if (notDurable)
+        {
+            return NOT_DURABLE;
+        }
+        if (allFailed)
+        {
+            return HALTED;
+        }
+        return anyFailed || unknown ? OUTCOME_UNKNOWN : null;
+    }
+
+    /** Records a reply the read pool writes later, like the ones written here (route, status, latency from receipt). */
+    private java.util.function.IntConsumer replyRecorder(final LedgerEvent event)
+    {
+        final int route = event.routeIndex;
+        final long receivedNs = event.receivedNs;
+        return status -> metrics.recordReply(route, status, receivedNs);
+    }
+
+    /** Only the slot that carried the reply is addressed (for a batch, its last one). */
+    private static void clearReplyFields(final LedgerEvent last)
+    {
+        last.replyTo = null;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.tally.gateway.http;
+
+import dev.tally.persistence.read.EntryRow;
+import dev.tally.persistence.read.TransferRow;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * What the HTTP front door needs of the PostgreSQL read model: whether writes may be taken, and the history memory no
+ * longer holds. The application's read model implements it; every read blocks and runs on the read pool
+ * ({@link ReadModelQueries}), never on an I/O thread or a pipeline stage.
+ */
+public interface ReadModelAccess
+{
+    /** @return why the read model cannot take writes now (its database dead, its writer stopped), or null when it can. */
+    String downReason();
+
+    /** @return true when the writer lags past its bound: new writes get 503 until it catches up. */
+    boolean overLagBound();
+
+    /** @return the last journal index whose effects PostgreSQL holds. */
+    long watermark();
+
+    /** @return a page of an account's entries after {@code after} (null: from the first), oldest first. */
+    List<EntryRow> entries(long tenantId, long accountId, UUID after, int limit) throws Exception;
+
+    /** @return a transfer of the tenant, if PostgreSQL holds it. */
+    Optional<TransferRow> transfer(long tenantId, UUID id) throws Exception;
+
+    /** @return the minor digits of the account's currency, or -1 when PostgreSQL holds no such account of the tenant. */
+    int accountMinorDigits(long tenantId, long accountId) throws Exception;
+}
