@@ -1,6 +1,6 @@
 /*
  * What the journal's zero fill pays per new page-cache page, and whether handing forced pages back to the kernel makes
- * the next ones cheaper (docs/BENCHMARKS.md, "Journal: forced pages dropped from the page cache"). Writes MIB MiB of
+ * the next ones cheaper (docs/benchmarks/history/2026-12-03-journal-drop-forced-pages.md). Writes MIB MiB of
  * zeros to a new file in 4 KiB pwrites, with an fdatasync every 256 KiB, as the zero fill does:
  *   mode 0: the page cache keeps every page written;
  *   mode 1: after each fdatasync, posix_fadvise(POSIX_FADV_DONTNEED) over the range it wrote back.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run from anywhere after `mvn -B -o -q package -DskipTests`; it uses port 18090 and /tmp/srvref.
-# The cost of the reference check (docs/BENCHMARKS.md, "Reference check: cost"): a fresh tally serve (embedded
+# The cost of the reference check (docs/benchmarks/history/2026-11-30-reference-check-cost.md): a fresh tally serve (embedded
 # PostgreSQL) per run; uniform, 64 connections, 10 s: without and with a reference on every transfer, interleaved,
 # for each server jar given (default: this build's), ROUNDS rounds; the journaler's CPU over 6 s of the measured
 # window, from /proc.

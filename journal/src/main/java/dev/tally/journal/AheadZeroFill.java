@@ -14,7 +14,7 @@ import java.nio.channels.FileChannel;
  * committing — which every {@code fdatasync} of a file that gained blocks makes it do. Measured with a
  * mapped file, 100 appends of 150 B between {@code fdatasync}s: the appends' p99.9 was 3.4–4.9 ms into
  * a sparse or {@code fallocate}d file and 0.08–0.18 ms into a zero-filled one; in Tally's {@code batch}
- * load the request p99 halved (docs/BENCHMARKS.md, "Journal: zero-fill ahead").
+ * load the request p99 halved (docs/benchmarks/history/2026-11-30-journal-zero-fill-ahead.md).
  *
  * <p>Why zeros are safe: a zero record header is what Chronicle reads as "nothing written yet", and a
  * hole reads as zeros too, so readers, the tail scan and recovery see the same bytes either way. Only
@@ -26,8 +26,9 @@ import java.nio.channels.FileChannel;
  * 256 KiB folio, and the appender's first store into any page of it after a force (the force write-protects
  * the pages it cleans) marked the <em>whole folio</em> dirty again, so every {@code fdatasync} wrote 256 KiB
  * back however little had been appended: measured 610 MB/s written for 7 MB/s of records under the
- * {@code uniform} load, 376 MB/s for 60 MB/s under {@code batch} (docs/BENCHMARKS.md, "Journal: page-sized
- * zero fill"). Page-sized writes make page-sized folios, so a force writes back the pages appended since the
+ * {@code uniform} load, 376 MB/s for 60 MB/s under {@code batch}
+ * (docs/benchmarks/history/2026-11-30-journal-page-sized-zero-fill.md). Page-sized writes make page-sized folios,
+ * so a force writes back the pages appended since the
  * last one. The 64 system calls per chunk cost about 0.1 ms per 256 KiB of records.
  *
  * <p>Cost: one extra page-cache write and one extra write-back of each journal page (zeros first), and
@@ -83,7 +84,7 @@ final class AheadZeroFill
         // at least a chunk, and as many as were appended since the last force: under ASYNC a force comes only once 256 KiB
         // or more were appended (whole pipeline batches), and one chunk per force fell behind the appender, which then
         // faulted into holes (the page cache reading them in and zeroing large folios: 21 % of the journaler's samples in an
-        // async batch run, and a p99 ≈ 3x as long; docs/BENCHMARKS.md, "The zero fill keeps pace under async")
+        // async batch run, and a p99 ≈ 3x as long; docs/benchmarks/history/2026-12-02-async-zero-fill-keeps-pace.md)
         final long chunks = Math.max(1, (appended + CHUNK_BYTES - 1) / CHUNK_BYTES);
         final long end = Math.min(start + chunks * CHUNK_BYTES,
             Math.max(start + CHUNK_BYTES, chunkCeil(appendPosition + aheadBytes)));

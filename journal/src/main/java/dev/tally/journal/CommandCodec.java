@@ -17,7 +17,7 @@ import org.agrona.MutableDirectBuffer;
  * <p>It writes layout version 2 and reads versions 1 and 2, little-endian both. Every command type uses the same
  * layout, so the codec is lossless whatever fields a type uses.
  *
- * <p><b>Version 2</b>, written since session 21: the fields of version 1 in the same order, but only those that are
+ * <p><b>Version 2</b>, the version written: the fields of version 1 in the same order, but only those that are
  * not zero, with a bit set for each in {@code present}. A type writes none of the fields it does not use (a transfer
  * has no account, overdraft limit, target or hold timeout), so a transfer takes 110 bytes (106 at batch position 0;
  * 16 more with a reference, plus its text) where version 1 takes 162: fewer bytes for the journaler to copy, page in,

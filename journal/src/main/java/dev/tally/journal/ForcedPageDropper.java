@@ -13,8 +13,8 @@ import net.openhft.chronicle.core.OS;
  * (a balloon's free-page reporting does so) is a fault on the host, which the guest sees as a slow store. Under the
  * {@code batch} load the zero fill's copies into new pages cost ≈ 8 µs per page, a third of the journaler's CPU. Pages
  * handed back one force after they were written go to the free lists while they are still backed, and the next pages the
- * zero fill, the appender and the sockets take come from there (docs/BENCHMARKS.md, "Journal: forced pages dropped from
- * the page cache").
+ * zero fill, the appender and the sockets take come from there
+ * (docs/benchmarks/history/2026-12-03-journal-drop-forced-pages.md).
  *
  * <p>Why one force late: advised right after its own force, a range is dropped hardly at all (measured: 4.0 MB of 4.2 MB
  * still cached). Its pages are clean by then but not yet free to drop; the kernel still holds them in its per-CPU LRU

@@ -94,7 +94,7 @@ public final class Journal implements CommandLog, AutoCloseable
     /**
      * Under ASYNC, a force also once this many bytes were appended since the last one, however soon: at batch rates
      * an interval's worth of appends (10 ms: ≈ 0.7 MB) made one long force that the batches queued behind it waited
-     * for; smaller ones keep that wait short (docs/BENCHMARKS.md, "Async: a force per 256 KiB too").
+     * for; smaller ones keep that wait short (docs/benchmarks/history/2026-11-30-async-force-per-256k.md).
      */
     static final long ASYNC_FORCE_BYTES = 256 * 1024;
     /**

@@ -13,10 +13,11 @@ import net.openhft.posix.PosixAPI;
  * <p>Why: {@code fdatasync} write-protects every dirty page it cleans, in every mapping of it, so that the next store
  * marks it dirty again. For a page mapped in this process, whose other threads run on the other core, each
  * write-protect is a TLB shoot-down: one inter-processor interrupt per page, which in a virtual machine is an exit on
- * both cores. Under the {@code batch} load that was two fifths of the journaler's CPU (docs/BENCHMARKS.md, "The
- * journaler's kernel time"). One {@code madvise(MADV_DONTNEED)} over the pages appended since the last force costs one
+ * both cores. Under the {@code batch} load that was two fifths of the journaler's CPU
+ * (docs/benchmarks/history/2026-12-02-journaler-kernel-time.md). One {@code madvise(MADV_DONTNEED)} over the pages
+ * appended since the last force costs one
  * flush for the whole range instead; measured, the journaler's CPU per 100-transfer request fell from 158 to 100 µs
- * (docs/BENCHMARKS.md, "Journal: written pages unmapped before each force").
+ * (docs/benchmarks/history/2026-12-02-journal-unmap-written-pages.md).
  *
  * <p>Why it is safe: on a shared file mapping {@code MADV_DONTNEED} removes page-table entries, not data. A dirty
  * entry's state moves to the page-cache page, which the force that follows writes back as before, and any later access

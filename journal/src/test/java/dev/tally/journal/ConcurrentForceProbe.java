@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Would a second {@code fdatasync} in flight shorten group commit? Appends into one memory-mapped,
  * zero-filled file from 1, 2 or 3 threads, each forcing the file after its own append, and prints the forces
- * per second, their mean latency and the forcing threads' CPU per force (docs/BENCHMARKS.md, "A second
- * fdatasync in flight: measured, not built").
+ * per second, their mean latency and the forcing threads' CPU per force
+ * (docs/benchmarks/history/2026-11-30-second-fdatasync-in-flight.md).
  * If the file system overlapped the forces, two threads would do about twice the forces of one at the same
  * latency.
  *

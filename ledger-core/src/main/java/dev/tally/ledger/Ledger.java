@@ -662,8 +662,8 @@ public final class Ledger
     /**
      * Grows the image's sections for the state as it is now, so that the next {@link #copyTo} on the business
      * thread copies without allocating: for millions of keys and transfers the allocation, not the copy, is
-     * most of the pause (docs/BENCHMARKS.md, "Snapshots inside a load run"). Meant for the snapshotter's thread
-     * before it asks for a snapshot, while no copy into {@code image} is under way: it reads the tables'
+     * most of the pause (docs/benchmarks/history/2026-11-30-snapshots-inside-load-run.md). Meant for the snapshotter's
+     * thread before it asks for a snapshot, while no copy into {@code image} is under way: it reads the tables'
      * sizes without synchronisation — an estimate, which the sections' margin covers; a copy that still needs
      * more grows the section itself — and writes nothing but the image.
      */

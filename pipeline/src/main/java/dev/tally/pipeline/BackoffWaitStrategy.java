@@ -14,8 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * another runnable thread every time. With 100 yields between spinning and parking, the business and
  * responder threads each made ~1.8 involuntary context switches per request in {@code sync} mode
  * (yielding through every journaler {@code fdatasync}) and spent 7–8 µs of CPU per request; without
- * them 5–6 µs, and the whole process 50–51 instead of 56–60 µs per request (docs/BENCHMARKS.md, "Wait
- * strategy: yields").
+ * them 5–6 µs, and the whole process 50–51 instead of 56–60 µs per request
+ * (docs/benchmarks/history/2026-11-30-wait-strategy-yields.md).
  *
  * <p>Why not Disruptor's own: {@code BlockingWaitStrategy} busy-spins while it waits for an upstream
  * stage (the business thread spinning through every journaler fsync), and {@code SleepingWaitStrategy}

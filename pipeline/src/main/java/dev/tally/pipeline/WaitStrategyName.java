@@ -14,7 +14,8 @@ import com.lmax.disruptor.YieldingWaitStrategy;
  * thread, the responder, Netty and PostgreSQL share the CPU: Disruptor's {@link #BLOCKING} strategy
  * busy-spins while it waits for an upstream stage (e.g. the business thread during the journaler's
  * fsync), and {@link #SLEEPING} parks ~50 µs at a time, ~9 % of a core per idle stage. Measured side by
- * side in docs/BENCHMARKS.md. {@link #BUSY_SPIN} is for machines with a core per stage.
+ * side in docs/benchmarks/history/2026-11-30-blocking-wait-strategy-spins.md. {@link #BUSY_SPIN} is for machines
+ * with a core per stage.
  */
 public enum WaitStrategyName
 {

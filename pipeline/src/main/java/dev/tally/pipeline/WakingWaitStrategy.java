@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * wakes on its own timer, several times for nothing or up to a park (≥ 50 µs of timer slack) late, once per
  * stage, on every group commit's critical path. Here it sleeps once and wakes when its input is there, and
  * nobody else is woken: an earlier experiment that woke every parked stage on every publish cost the
- * Netty I/O thread ~2–3 µs per request and gained nothing (docs/BENCHMARKS.md).
+ * Netty I/O thread ~2–3 µs per request and gained nothing
+ * (docs/benchmarks/history/2026-11-30-tried-signalling-wait-strategy.md).
  *
  * <p>No lost wake-up: a waiter announces itself (volatile write), then re-reads the sequence it waits for and
  * its barrier's alert; a waker writes that sequence (or the alert) first with a volatile store (a full fence:

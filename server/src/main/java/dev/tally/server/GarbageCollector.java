@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
  * <p>Why it is worth a line: on a 2-core machine the collector is a large part of the CPU a request costs.
  * The JVM picks G1 on any machine with 2 cores and 2 GB; its write barriers, card refinement and concurrent
  * threads cost Tally about a quarter more CPU per {@code uniform} request than {@code -XX:+UseParallelGC}
- * (median 41.0 against 32.5 µs, docs/BENCHMARKS.md "Garbage collector"; docs/CONFIG.md, "JVM"). A jar's manifest
- * cannot choose a collector, so the launch commands pass the flag, and this says which one a process got.
+ * (median 41.0 against 32.5 µs, docs/benchmarks/history/2026-12-01-parallel-gc.md; docs/CONFIG.md, "JVM"). A jar's
+ * manifest cannot choose a collector, so the launch commands pass the flag, and this says which one a process got.
  */
 public final class GarbageCollector
 {

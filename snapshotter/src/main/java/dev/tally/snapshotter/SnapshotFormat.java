@@ -73,7 +73,7 @@ public final class SnapshotFormat
      * A write forces what it has written every this many bytes. Why: a snapshot is hundreds of MB; written
      * in one go and forced at the end, the journal's {@code fdatasync}s on the same file system queued behind
      * it (ext4 orders a journal commit after the data of every block allocated before it) — up to 0.77 s,
-     * measured with 0.7 GB snapshots (docs/BENCHMARKS.md, "Snapshots inside a load run"). In steps of
+     * measured with 0.7 GB snapshots (docs/benchmarks/history/2026-11-30-snapshots-inside-load-run.md). In steps of
      * 16 MiB a journal flush waits for at most about one step.
      */
     static final long FORCE_EVERY_BYTES = 16L << 20;

@@ -33,7 +33,8 @@ final class HttpReplies
     /**
      * Reply headers without Netty's per-header validation: every name here is a constant and every value a constant
      * or an integer, none of it from a request, so the check can never fail; it was a seventh of the responder's
-     * JFR samples in a {@code uniform} run (docs/BENCHMARKS.md). Request headers are still validated by the decoder.
+     * JFR samples in a {@code uniform} run (docs/benchmarks/history/2026-12-01-cpu-user-kernel-nested-guest.md).
+     * Request headers are still validated by the decoder.
      */
     private static final HttpHeadersFactory OWN_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
     private static final HttpHeadersFactory OWN_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().withValidation(false);

@@ -7,7 +7,8 @@ package dev.tally.gateway.http;
  * it was allocated by creating a {@code Throwable}. In the pipeline every request allocates a few buffers
  * (the aggregated request, the reply), so the I/O thread, the responder and the load client each fill stack
  * traces all the time: {@code Throwable.fillInStackTrace} was 0.6 % of all CPU samples under the
- * {@code uniform} load and gone with the detector off (docs/BENCHMARKS.md, "Session 11"). Leaks are a test
+ * {@code uniform} load and gone with the detector off
+ * (docs/benchmarks/history/2026-12-01-leak-detector-and-batch-experiments.md). Leaks are a test
  * concern: the build runs every test JVM with {@code -Dio.netty.leakDetection.level=paranoid}, which
  * tracks every buffer and logs a leak as {@code LEAK} (gateway's and perf's tests fail on that report: gateway's test sources'
  * {@code NoBufferLeaks} and {@code TallyProcess}), and is kept because this class never overrides a level that was set.

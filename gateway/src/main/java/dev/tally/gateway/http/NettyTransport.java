@@ -20,7 +20,7 @@ import java.util.Locale;
  * {@code epoll_wait}; io_uring queues the reads and writes of a whole event-loop turn and hands them to the
  * kernel in one {@code io_uring_enter}. On the 2-core guests Tally is measured on, where a system call is
  * the largest cost of a single transfer, that took 12-15 % off the server's CPU per request and added 13 % to
- * single-transfer throughput (docs/BENCHMARKS.md, "Netty transport: io_uring"). {@link #AUTO} takes
+ * single-transfer throughput (docs/benchmarks/history/2026-12-03-netty-io-uring.md). {@link #AUTO} takes
  * io_uring wherever the kernel offers it (Linux 5.14+, not disabled by {@code kernel.io_uring_disabled}
  * or a seccomp profile) and NIO elsewhere.
  */

@@ -128,7 +128,7 @@ public final class Command
      * Resets every field to its default and sets the type. The type reference is stored only when it changes:
      * these holders (ring slots, the I/O thread's decode scratch) live in the old generation, and with G1 every
      * reference store into an old object marks a card that a refinement thread must then scan, about a
-     * microsecond a card (docs/BENCHMARKS.md, "Reference stores into long-lived holders"). Command after
+     * microsecond a card (docs/benchmarks/history/2026-11-30-g1-card-marks.md). Command after
      * command the type is usually the same.
      */
     public Command reset(final CommandType type)

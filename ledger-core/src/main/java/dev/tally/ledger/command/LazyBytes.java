@@ -9,7 +9,7 @@ package dev.tally.ledger.command;
  * each would cost ~25 MiB of heap that most deployments never use, and would sit between consecutive commands,
  * spreading them over five times the memory the stages walk. Allocated on first use instead, the array lives
  * elsewhere and only holders that carry metadata ever get one; once they have it they keep it, so steady state
- * allocates nothing. (The interleaved A/B runs of docs/BENCHMARKS.md, "Transfer metadata: what it costs", did not
+ * allocates nothing. (The interleaved A/B runs of docs/benchmarks/history/2026-11-30-transfer-metadata-cost.md did not
  * separate the two layouts' throughput from the machine's noise: this is about memory, and locality in principle.)
  */
 public final class LazyBytes

@@ -35,7 +35,7 @@ public final class InProcessServer implements AutoCloseable
      * Snapshots out of the measured windows, as the peer's PostgreSQL gets no checkpoint inside one
      * ({@code max_wal_size}, {@code checkpoint_timeout}): a snapshot copies the state on the business thread,
      * 0.6–2 s with the 3–6 million keys a {@code batch} run keeps, which is measured on its own
-     * (docs/BENCHMARKS.md, "Snapshots inside a load run"). Written at stop: no.
+     * (docs/benchmarks/history/2026-11-30-snapshots-inside-load-run.md). Written at stop: no.
      */
     public static final SnapshotConfig SNAPSHOTS = new SnapshotConfig(true, 1_000_000_000L, 60 * 60 * 1000L, 3, false);
 

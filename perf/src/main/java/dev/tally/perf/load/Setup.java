@@ -27,7 +27,8 @@ final class Setup
     /**
      * Connections (and threads) sending setup batches. One: with two connections each sending 8,190
      * operations at a time, the server at aebdda7 halts its pipeline now and then ("no reply for command
-     * type TICK" on the responder, see docs/BENCHMARKS.md), and setup must not be what breaks a run.
+     * type TICK" on the responder, see docs/benchmarks/history/2026-11-30-load-generator-problems-found.md), and setup
+     * must not be what breaks a run.
      */
     private static final int CONNECTIONS = 1;
     /** A batch refused with 503 (ring full: nothing applied) is sent again, at most this many times. */

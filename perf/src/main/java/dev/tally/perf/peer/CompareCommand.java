@@ -150,7 +150,7 @@ final class CompareCommand implements Callable<Integer>
         description = "Tally: key, reference and transfer retention in journaled time. It must outlast the retries scenario's retry window " +
             "(the last 4,096 acknowledged keys of each client loop), or a retry of an expired key is rightly applied as new; and " +
             "rate x retention must stay below --tally-keys-max, or operations are refused with 503 capacity-exceeded (batch at 550,000 " +
-            "transfers/s holds 5,500,000 keys for 10 s; 15 s, the default until session 16, ran out above 533,000/s). The peer keeps every key (default: ${DEFAULT-VALUE}).")
+            "transfers/s holds 5,500,000 keys for 10 s; 15 s ran out above 533,000/s). The peer keeps every key (default: ${DEFAULT-VALUE}).")
     long tallyRetentionMs;
 
     @CommandLine.Option(names = "--tally-read-model", defaultValue = "off",

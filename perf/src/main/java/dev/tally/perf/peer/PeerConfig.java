@@ -22,7 +22,7 @@ public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, 
     public static final int POOL_SIZE_MAX = 256;
     public static final int QUEUE_MAX = 1 << 20;
     /**
-     * Default pool (docs/BENCHMARKS.md, "Tally vs PostgreSQL-per-request"): on the shared 2-core machine
+     * Default pool (docs/benchmarks/history/2026-11-30-peer-choices.md): on the shared 2-core machine
      * 4, 8 and 16 measured within noise of each other on throughput; PostgreSQL's CPU per transfer on the
      * hot account grew with the pool (more lock waiters to wake: 338, 494-576, 612-685 µs for 4, 8, 16),
      * on uniform it did not. 8 (PostgreSQL's rule of thumb, 2 x cores + disks, rounded up so that group

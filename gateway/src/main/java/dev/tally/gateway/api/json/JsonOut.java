@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBuf;
  * <p>Bytes are staged in an 8 KiB array and copied to the buffer in runs (when the array is full and when
  * the document's outermost object closes). Writing them one at a time through {@code ByteBuf.writeByte},
  * with its bounds, reference-count and capacity checks, took about half of the responder's CPU on a batch
- * reply (docs/BENCHMARKS.md, "Rendering replies through a staging array").
+ * reply (docs/benchmarks/history/2026-11-30-json-staging-array.md).
  *
  * <p>Everything it writes is ASCII: characters outside visible ASCII inside strings are written as
  * {@code \\uXXXX} escapes, so the output is valid UTF-8 and never depends on a charset. Not thread-safe:
