@@ -149,6 +149,7 @@ public final class Ledger
             // Outside an atomic batch every command is its own unit of effects.
             effects.clear();
         }
+        effects.lastCommand(c.journalIndex, c.timestampNs);
 
         final Result r = results[c.batchPosition].reset(c.type);
         r.originIndex = c.journalIndex;
@@ -483,7 +484,7 @@ public final class Ledger
         {
             final int slot = accounts.touchedSlot(i);
             final int sub = accounts.touchedSubIndex(i);
-            effects.balance(c.journalIndex, accounts.id(slot), sub, accounts.subPosted(slot, sub), accounts.subHeld(slot, sub));
+            effects.balance(c.journalIndex, accounts.tenant(slot), accounts.id(slot), sub, accounts.subPosted(slot, sub), accounts.subHeld(slot, sub));
         }
     }
 

@@ -85,9 +85,10 @@ final class Postings
             c.accountId, c.tenantId, c.currency, c.subBalances, c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
         for (int i = 0; i < c.subBalances; i++)
         {
-            effects.balance(c.journalIndex, c.accountId, i, 0, 0);
+            effects.balance(c.journalIndex, c.tenantId, c.accountId, i, 0, 0);
         }
         event(EventType.ACCOUNT_CREATED, c, c.accountId, c.accountId, 0, 0, c.currency, c.subBalances);
+        effects.eventAccountRules(c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
     }
 
     void transfer(final Command c, final Result r)
@@ -169,6 +170,10 @@ final class Postings
             undo.record(UndoLog.REFERENCE_ADDED, 0, 0, 0);
         }
         event(EventType.TRANSFER_POSTED, c, c.journalIndex, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, 0);
+        if (c.referenceLength > 0)
+        {
+            effects.eventReference(c.reference, c.referenceLength);
+        }
         if (c.metadataLength > 0)
         {
             effects.eventMetadata(c.metadata.array(), c.metadataLength);
@@ -239,6 +244,7 @@ final class Postings
             TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0, false);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
         event(EventType.TRANSFER_REVERSED, c, c.journalIndex, debitAccount, creditAccount, amount, r.currency, originalIndex);
+        effects.eventExtraTimestampNs(r.extraTimestampNs);
     }
 
     void createHold(final Command c, final Result r)
