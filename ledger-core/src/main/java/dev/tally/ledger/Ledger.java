@@ -10,6 +10,9 @@ import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.idempotency.IdempotencyTable;
 import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.query.AccountVisitor;
+import dev.tally.ledger.query.HoldView;
+import dev.tally.ledger.query.HoldVisitor;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
@@ -70,6 +73,7 @@ public final class Ledger
     private final ReferenceTable references;
     private final HoldTable holds;
     private final Postings postings;
+    private final LedgerStats stats;
     private final Result[] results = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
     private final long keyRetentionNs;
     private final long referenceRetentionNs;
@@ -110,6 +114,8 @@ public final class Ledger
         {
             results[i] = new Result();
         }
+        stats = new LedgerStats(config);
+        publishStats();
     }
 
     /**
@@ -300,10 +306,12 @@ public final class Ledger
     {
         if (batchNextPosition == batchSize)
         {
+            publishStats();
             return false;
         }
         abortIncompleteBatch();
         batchNextPosition = batchSize;
+        publishStats();
         return batchAtomic;
     }
 
@@ -552,27 +560,53 @@ public final class Ledger
         return config;
     }
 
-    public Accounts accounts()
+    /**
+     * @return the figures other threads may read (metrics), as of the last {@link #publishStats()}; the same object
+     *         for the ledger's life.
+     */
+    public LedgerStats stats()
+    {
+        return stats;
+    }
+
+    /**
+     * Publishes the ledger's figures to {@link #stats()}: a few release stores, allocation-free. The thread that applies
+     * commands calls it (the business stage at the end of each batch; the ledger itself when built, restored and at
+     * {@link #endReplay()}); a tool that applies commands itself calls it before it reads them.
+     *
+     * @return {@link #stats()}.
+     */
+    public LedgerStats publishStats()
+    {
+        stats.publish(lastJournalIndex, nowNs, commandsApplied, transfersPosted, postings.hotAccountMoves(), accounts.count(),
+            accounts.subBalanceCount(), keys.size(), references.size(), transfers.size(), holds.size(), holds.unknownCount(),
+            holds.oldestUnknownTimestampNs());
+        return stats;
+    }
+
+    // The tables, for the ledger's own tests; everything outside reads through the queries below and the stats.
+
+    Accounts accounts()
     {
         return accounts;
     }
 
-    public IdempotencyTable idempotencyKeys()
+    IdempotencyTable idempotencyKeys()
     {
         return keys;
     }
 
-    public TransferTable transfers()
+    TransferTable transfers()
     {
         return transfers;
     }
 
-    public ReferenceTable references()
+    ReferenceTable references()
     {
         return references;
     }
 
-    public HoldTable holds()
+    HoldTable holds()
     {
         return holds;
     }
@@ -585,12 +619,27 @@ public final class Ledger
     {
         final int slot = accounts.slotOf(accountId, tenantId);
         out.found = slot >= 0;
-        if (slot < 0)
+        return slot < 0 ? out : copyAccount(slot, out);
+    }
+
+    /**
+     * Hands every account, in creation order, to {@code visitor}, for tools that read a ledger no command is being
+     * applied to (replay, verify): never from another thread while the ledger runs.
+     */
+    public void forEachAccount(final AccountVisitor visitor)
+    {
+        final AccountView view = new AccountView();
+        view.found = true;
+        for (int slot = 0; slot < accounts.count(); slot++)
         {
-            return out;
+            visitor.visit(copyAccount(slot, view));
         }
-        out.accountId = accountId;
-        out.tenantId = tenantId;
+    }
+
+    private AccountView copyAccount(final int slot, final AccountView out)
+    {
+        out.accountId = accounts.id(slot);
+        out.tenantId = accounts.tenant(slot);
         out.currency = accounts.currency(slot);
         out.subBalances = accounts.subCount(slot);
         out.debitsMustNotExceedCredits = accounts.isConstrained(slot);
@@ -603,6 +652,24 @@ public final class Ledger
         return out;
     }
 
+    /** Hands every live hold, active or unknown, to {@code visitor}; as {@link #forEachAccount}, for tools only. */
+    public void forEachLiveHold(final HoldVisitor visitor)
+    {
+        final HoldView view = new HoldView();
+        holds.forEachLive(slot ->
+        {
+            view.journalIndex = holds.journalIndex(slot);
+            view.timestampNs = holds.timestampNs(slot);
+            view.tenantId = holds.tenant(slot);
+            view.accountId = holds.accountId(slot);
+            view.amountMinor = holds.amount(slot);
+            view.currency = holds.currency(slot);
+            view.deadlineNs = holds.deadlineNs(slot);
+            view.unknown = holds.status(slot) == HoldTable.UNKNOWN;
+            visitor.visit(view);
+        });
+    }
+
     /**
      * Copies a transfer of the tenant that is still in memory into {@code out}; {@code out.found} is
      * false when the id is unknown, another tenant's, or older than the reversal window.
@@ -613,13 +680,25 @@ public final class Ledger
         final int position = index < 0 ? -1 : transfers.find(index);
         out.found = position >= 0 && transfers.tenant(position) == tenantId &&
             Uuid7.hi(transfers.timestampNs(position), Uuid7.KIND_TRANSFER) == idHi && Uuid7.lo(index, 0) == idLo;
-        if (!out.found)
-        {
-            return out;
-        }
-        out.journalIndex = index;
+        return out.found ? copyTransfer(position, out) : out;
+    }
+
+    /**
+     * Copies the transfer created at {@code journalIndex}, whatever its tenant, when it is still in memory; for tools
+     * that compare a stopped ledger with PostgreSQL ({@code out.found} false otherwise).
+     */
+    public TransferView readTransferAt(final long journalIndex, final TransferView out)
+    {
+        final int position = transfers.find(journalIndex);
+        out.found = position >= 0;
+        return out.found ? copyTransfer(position, out) : out;
+    }
+
+    private TransferView copyTransfer(final int position, final TransferView out)
+    {
+        out.journalIndex = transfers.journalIndex(position);
         out.timestampNs = transfers.timestampNs(position);
-        out.tenantId = tenantId;
+        out.tenantId = transfers.tenant(position);
         out.kind = transfers.kind(position);
         out.debitAccountId = transfers.debitAccountId(position);
         out.creditAccountId = transfers.creditAccountId(position);
@@ -702,6 +781,7 @@ public final class Ledger
         ledger.nowNs = image.nowNs();
         ledger.commandsApplied = image.commandsApplied();
         ledger.transfersPosted = image.transfersPosted();
+        ledger.publishStats();
         return ledger;
     }
 

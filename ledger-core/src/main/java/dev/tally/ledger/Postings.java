@@ -26,7 +26,7 @@ final class Postings
     /**
      * Money movements touching an account with more than one sub-balance (a hot account), since start.
      * A monitoring counter, not state: not in the state hash or a snapshot, and not undone with a failed
-     * atomic batch. Read by the metrics thread without a fence: a 64-bit plain read, possibly stale.
+     * atomic batch. Other threads read it through {@link LedgerStats}.
      */
     private long hotAccountMoves;
 

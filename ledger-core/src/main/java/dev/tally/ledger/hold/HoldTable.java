@@ -14,10 +14,12 @@ import org.agrona.collections.Long2LongHashMap;
  * ends ({@link #endBatch()}): a rollback rebuilds the removed hold from the slot's fields, so no later
  * operation of the batch may reuse them. Active holds also sit in an indexed binary min-heap ordered by
  * (deadline, journal index) so that a tick finds the expired ones in O(log n) each and a capture removes
- * one in O(log n).
+ * one in O(log n). Unknown holds sit in one of their own, ordered by journal index (creation order), so
+ * that the oldest is at hand for the ledger's statistics ({@link #oldestUnknownTimestampNs}); a hold is in
+ * one heap at a time, so both share the positions array.
  *
- * <p>One hold costs 60 bytes of fields, 12 bytes of heap, free stack and released list, and about 32
- * bytes of index: 104 bytes.
+ * <p>One hold costs 60 bytes of fields, 16 bytes of heaps, free stack and released list, and about 32
+ * bytes of index: 108 bytes.
  */
 public final class HoldTable
 {
@@ -47,6 +49,7 @@ public final class HoldTable
     private final byte[] statuses;
     private final int[] heapPositions;
     private final int[] heap;
+    private final int[] unknownHeap;
     private final int[] freeSlots;
     private final int[] releasedSlots;
     private final Long2LongHashMap slotByIndex;
@@ -76,6 +79,7 @@ public final class HoldTable
         statuses = new byte[capacity];
         heapPositions = new int[capacity];
         heap = new int[capacity];
+        unknownHeap = new int[capacity];
         freeSlots = new int[capacity];
         releasedSlots = new int[capacity];
         for (int i = 0; i < capacity; i++)
@@ -112,7 +116,7 @@ public final class HoldTable
         deadlinesNs[slot] = deadlineNs;
         statuses[slot] = ACTIVE;
         slotByIndex.put(journalIndex, slot);
-        heapInsert(slot);
+        heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         liveCount++;
         undo.record(UndoLog.HOLD_ADDED, slot, 0, 0);
         return slot;
@@ -141,9 +145,9 @@ public final class HoldTable
         undo.record(UndoLog.HOLD_STATUS, slot, statuses[slot], 0);
         if (statuses[slot] == ACTIVE)
         {
-            heapRemove(slot);
+            heapSize = heapRemove(heap, heapSize, deadlinesNs, slot);
             statuses[slot] = UNKNOWN;
-            unknownCount++;
+            unknownCount = heapInsert(unknownHeap, unknownCount, indexes, slot);
         }
     }
 
@@ -173,11 +177,11 @@ public final class HoldTable
         liveCount++;
         if (status == ACTIVE)
         {
-            heapInsert(slot);
+            heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         }
         else
         {
-            unknownCount++;
+            unknownCount = heapInsert(unknownHeap, unknownCount, indexes, slot);
         }
     }
 
@@ -186,9 +190,9 @@ public final class HoldTable
     {
         if (statuses[slot] == UNKNOWN && status == ACTIVE)
         {
-            unknownCount--;
+            unknownCount = heapRemove(unknownHeap, unknownCount, indexes, slot);
             statuses[slot] = ACTIVE;
-            heapInsert(slot);
+            heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         }
     }
 
@@ -208,90 +212,101 @@ public final class HoldTable
         return heapSize == 0 ? -1 : heap[0];
     }
 
+    /** @return the journaled time the oldest unknown hold was created at, or 0 when no hold is unknown. */
+    public long oldestUnknownTimestampNs()
+    {
+        return unknownCount == 0 ? 0 : times[unknownHeap[0]];
+    }
+
     private void unlink(final int slot)
     {
         if (statuses[slot] == ACTIVE)
         {
-            heapRemove(slot);
+            heapSize = heapRemove(heap, heapSize, deadlinesNs, slot);
         }
         else if (statuses[slot] == UNKNOWN)
         {
-            unknownCount--;
+            unknownCount = heapRemove(unknownHeap, unknownCount, indexes, slot);
         }
         statuses[slot] = FREE;
         slotByIndex.remove(indexes[slot]);
         liveCount--;
     }
 
-    // ---- indexed binary heap on (deadline, journal index) ----
+    // ---- indexed binary heaps: the active holds on (deadline, journal index), the unknown ones on journal index ----
 
-    private boolean before(final int a, final int b)
+    /** @return true when {@code a} comes before {@code b} in a heap ordered on {@code key}, then journal index. */
+    private boolean before(final long[] key, final int a, final int b)
     {
-        return deadlinesNs[a] < deadlinesNs[b] || (deadlinesNs[a] == deadlinesNs[b] && indexes[a] < indexes[b]);
+        return key[a] < key[b] || (key[a] == key[b] && indexes[a] < indexes[b]);
     }
 
-    private void heapInsert(final int slot)
+    /** Adds {@code slot} to heap {@code h} of {@code size} entries. @return the new size. */
+    private int heapInsert(final int[] h, final int size, final long[] key, final int slot)
     {
-        final int position = heapSize++;
-        heap[position] = slot;
-        heapPositions[slot] = position;
-        siftUp(position);
+        h[size] = slot;
+        heapPositions[slot] = size;
+        siftUp(h, key, size);
+        return size + 1;
     }
 
-    private void heapRemove(final int slot)
+    /** Removes {@code slot} from heap {@code h} of {@code size} entries. @return the new size. */
+    private int heapRemove(final int[] h, final int size, final long[] key, final int slot)
     {
         final int position = heapPositions[slot];
-        final int last = heap[--heapSize];
-        if (position != heapSize)
+        final int lastPosition = size - 1;
+        final int last = h[lastPosition];
+        if (position != lastPosition)
         {
-            heap[position] = last;
+            h[position] = last;
             heapPositions[last] = position;
-            siftDown(position);
-            siftUp(heapPositions[last]);
+            siftDown(h, lastPosition, key, position);
+            siftUp(h, key, heapPositions[last]);
         }
+        return lastPosition;
     }
 
-    private void siftUp(final int start)
+    private void siftUp(final int[] h, final long[] key, final int start)
     {
         int position = start;
-        final int slot = heap[position];
+        final int slot = h[position];
         while (position > 0)
         {
             final int parent = (position - 1) >>> 1;
-            if (!before(slot, heap[parent]))
+            if (!before(key, slot, h[parent]))
             {
                 break;
             }
-            heap[position] = heap[parent];
-            heapPositions[heap[position]] = position;
+            h[position] = h[parent];
+            heapPositions[h[position]] = position;
             position = parent;
         }
-        heap[position] = slot;
+        h[position] = slot;
         heapPositions[slot] = position;
     }
 
-    private void siftDown(final int start)
+    private void siftDown(final int[] h, final int size, final long[] key, final int start)
     {
         int position = start;
-        final int slot = heap[position];
+        final int slot = h[position];
         while (true)
         {
             final int left = 2 * position + 1;
-            if (left >= heapSize)
+            if (left >= size)
             {
                 break;
             }
             final int right = left + 1;
-            final int child = right < heapSize && before(heap[right], heap[left]) ? right : left;
-            if (!before(heap[child], slot))
+            final int child = right < size && before(key, h[right], h[left]) ? right : left;
+            if (!before(key, h[child], slot))
             {
                 break;
             }
-            heap[position] = heap[child];
-            heapPositions[heap[position]] = position;
+            h[position] = h[child];
+            heapPositions[h[position]] = position;
             position = child;
         }
-        heap[position] = slot;
+        h[position] = slot;
         heapPositions[slot] = position;
     }
 
