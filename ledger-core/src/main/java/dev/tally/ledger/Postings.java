@@ -41,14 +41,12 @@ final class Postings
     private final UndoLog undo;
     private int eventOrdinal;
 
-    Postings(
-        final Accounts accounts, final TransferTable transfers, final ReferenceTable references, final HoldTable holds,
-        final EffectLog effects, final UndoLog undo)
+    Postings(final LedgerState state, final EffectLog effects, final UndoLog undo)
     {
-        this.accounts = accounts;
-        this.transfers = transfers;
-        this.references = references;
-        this.holds = holds;
+        this.accounts = state.accounts;
+        this.transfers = state.transfers;
+        this.references = state.references;
+        this.holds = state.holds;
         this.effects = effects;
         this.undo = undo;
     }

@@ -1,5 +1,6 @@
 package dev.tally.ledger.hold;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.image.LongSection;
@@ -31,12 +32,6 @@ public final class HoldTable
      * deadline, status.
      */
     public static final int IMAGE_STRIDE = 8;
-    /**
-     * The most holds a table holds: its (journal index → slot) map is sized at twice the capacity, rounded up to a
-     * power of two, with two longs per bucket in one array, which must stay below 2^31 entries. The other arrays
-     * are one element per hold. {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code holdsMax}.
-     */
-    public static final int CAPACITY_MAX = 1 << 28;
 
     private final int capacity;
     private final long[] indexes;
@@ -60,12 +55,13 @@ public final class HoldTable
     private int liveCount;
     private int unknownCount;
 
-    /** @param capacity the most live holds, at most {@link #CAPACITY_MAX}. */
+    /** @param capacity the most live holds, at most {@link LedgerLimits#HOLDS_CAPACITY_MAX}. */
     public HoldTable(final int capacity, final UndoLog undo)
     {
-        if (capacity < 1 || capacity > CAPACITY_MAX)
+        if (capacity < 1 || capacity > LedgerLimits.HOLDS_CAPACITY_MAX)
         {
-            throw new IllegalArgumentException("capacity must be in [1, " + CAPACITY_MAX + "], was " + capacity);
+            throw new IllegalArgumentException(
+                "capacity must be in [1, " + LedgerLimits.HOLDS_CAPACITY_MAX + "], was " + capacity);
         }
         this.capacity = capacity;
         this.undo = undo;
