@@ -20,8 +20,8 @@ import org.agrona.MutableDirectBuffer;
  *  f+4+n    m  metadata                m = metadataLength bytes (canonical JSON, UTF-8), only with flag bit 4
  * </pre>
  *
- * Flag bits 2 (with the stored transfer's id in {@code targetIdHi/Lo}), 3 and 4 came after layout 1 was first
- * written: a record written before them never sets them and reads as before.
+ * A record without flag bits 2 (with the stored transfer's id in {@code targetIdHi/Lo}), 3 or 4 reads them as false
+ * and has no metadata, so journals whose records never set them read as they were written.
  */
 final class CommandRecordTail
 {

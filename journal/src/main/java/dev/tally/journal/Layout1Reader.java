@@ -8,8 +8,8 @@ import dev.tally.ledger.command.CommandType;
 import org.agrona.DirectBuffer;
 
 /**
- * Reads command record layout version 1, which journals written before version 2 hold: it is never written any more,
- * and read so that they replay. Every field at a fixed offset, little-endian:
+ * Reads command record layout version 1, the layout of journals written before version 2: this build reads it so that
+ * they replay, and never writes it. Every field at a fixed offset, little-endian:
  *
  * <pre>
  * offset size  field
