@@ -179,7 +179,7 @@ class LedgerSnapshotSymmetryTest
     /** Runs the actions through the model test's checked run and returns every command it applied. */
     private static List<Command> journalOf(final List<Action> actions)
     {
-        final LedgerModelTest.Run run = new LedgerModelTest.Run();
+        final LedgerModelTest.Run run = new LedgerModelTest.Run(CONFIG);
         run.preamble();
         for (final Action action : actions)
         {

@@ -186,7 +186,10 @@ final class ReferenceModel
     private LinkedHashMap<Long, Account> accounts = new LinkedHashMap<>();
     private LinkedHashMap<Id, Transfer> transfers = new LinkedHashMap<>();
     private LinkedHashMap<Id, Hold> holds = new LinkedHashMap<>();
+    /** References as the ledger's memory holds them: past their window once the cold index has them. */
     private LinkedHashMap<Id, Reference> references = new LinkedHashMap<>();
+    /** Every reference ever taken: unique for good (memory, then the cold index). */
+    private LinkedHashMap<Id, Reference> allReferences = new LinkedHashMap<>();
     private LinkedHashMap<Id, StoredKey> keys = new LinkedHashMap<>();
 
     // the unit (single command or batch) in progress
@@ -283,7 +286,7 @@ final class ReferenceModel
         lastExpiredKeys = 0;
         if (first.type != CommandType.TICK)
         {
-            expireWindows(first.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * size);
+            expireWindows(first.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * size, first.coldWatermark);
         }
         unitAtomic = atomic && size > 1;
         unitFailed = false;
@@ -309,6 +312,7 @@ final class ReferenceModel
         transfers = before.transfers;
         holds = before.holds;
         references = before.references;
+        allReferences = before.allReferences;
         if (!unitFailureStored)
         {
             keys = before.keys;
@@ -330,6 +334,7 @@ final class ReferenceModel
         transfers.forEach((id, t) -> m.transfers.put(id, t.copy()));
         holds.forEach((id, h) -> m.holds.put(id, h.copy()));
         m.references.putAll(references);
+        m.allReferences.putAll(allReferences);
         m.keys.putAll(keys);
         return m;
     }
@@ -352,16 +357,34 @@ final class ReferenceModel
                 expired++;
             }
         }
-        expireWindows(now, config.expiriesPerTickMax());
+        expireWindows(now, config.expiriesPerTickMax(), c.coldWatermark);
         return new Outcome(ResultCode.OK, false, null, expired, 0, expired);
     }
 
-    /** Forgets, oldest first, up to {@code max} keys, references and transfers each that left their windows. */
-    private void expireWindows(final long nowNs, final int max)
+    /**
+     * Forgets, oldest first, up to {@code max} keys, references and transfers each that left their windows; a reference
+     * only once the cold index holds it (its transfer at or below {@code coldWatermark}).
+     */
+    private void expireWindows(final long nowNs, final int max, final long coldWatermark)
     {
         lastExpiredKeys = expireOldest(keys, k -> k.timeNs, nowNs - config.keyRetentionMs() * 1_000_000L, max);
-        expireOldest(references, Reference::timeNs, nowNs - config.referenceRetentionMs() * 1_000_000L, max);
+        final long referenceCutoff = nowNs - config.referenceRetentionMs() * 1_000_000L;
+        expireOldest(references, r -> r.transferIndex() <= coldWatermark ? r.timeNs() : Long.MAX_VALUE, referenceCutoff, max);
         expireOldest(transfers, t -> t.timeNs, nowNs - config.reversalWindowMs() * 1_000_000L, max);
+    }
+
+    /**
+     * Forgets the command's key when it is past its retention: the ledger may have let it leave memory for room, and past
+     * its retention the cold index no longer answers for it. Only for a ledger that evicts (the answer past retention is
+     * then memory's or the cold index's, both allowed: a key is kept at least its retention).
+     */
+    void forgetKeyPastRetention(final Command c)
+    {
+        final StoredKey stored = keys.get(new Id(c.keyHi, c.keyLo));
+        if (stored != null && c.timestampNs - stored.timeNs >= config.keyRetentionMs() * 1_000_000L)
+        {
+            keys.remove(new Id(c.keyHi, c.keyLo));
+        }
     }
 
     /**
@@ -503,10 +526,10 @@ final class ReferenceModel
         }
         final Id referenceId = new Id(c.referenceHi, c.referenceLo);
         final boolean hasReference = c.referenceHi != 0 || c.referenceLo != 0;
-        if (hasReference && references.containsKey(referenceId))
+        if (hasReference && allReferences.containsKey(referenceId))
         {
             final Evaluation e = new Evaluation(ResultCode.DUPLICATE_REFERENCE);
-            e.extra = references.get(referenceId).transferIndex();
+            e.extra = allReferences.get(referenceId).transferIndex();
             return e;
         }
         if (hasReference && c.referenceTaken)
@@ -530,6 +553,7 @@ final class ReferenceModel
         if (hasReference)
         {
             references.put(referenceId, new Reference(c.journalIndex, c.timestampNs));
+            allReferences.put(referenceId, new Reference(c.journalIndex, c.timestampNs));
         }
         return Evaluation.ok(1, 1);
     }
@@ -537,7 +561,8 @@ final class ReferenceModel
     private Evaluation reverse(final Command c)
     {
         final Transfer original = transfers.get(new Id(c.targetIdHi, c.targetIdLo));
-        if (original == null || original.tenant != c.tenantId || original.reversal)
+        if (original == null || original.tenant != c.tenantId || original.reversal ||
+            c.timestampNs - original.timeNs >= config.reversalWindowMs() * 1_000_000L)
         {
             return new Evaluation(ResultCode.TRANSFER_NOT_FOUND);
         }

@@ -29,6 +29,8 @@ public final class DigestRing
     /** Ring positions of {@link #head} and {@link #tail}, kept alongside so that no step divides. */
     private int headPosition;
     private int tailPosition;
+    /** Records let go for room ({@link #makeRoom}): a figure, not part of the state. */
+    private long evicted;
 
     /**
      * @param capacity  the most records kept at once, at most {@link #capacityMax capacityMax(stride)}.
@@ -102,6 +104,50 @@ public final class DigestRing
         return position;
     }
 
+    /**
+     * Makes room for one more record by letting the oldest go when the ring is full, if the cold index already holds it:
+     * its {@code indexField} (a journal index) at or below {@code coldWatermark}. What leaves is found there from then on.
+     *
+     * @return true when one more record fits.
+     */
+    public boolean makeRoom(final int indexField, final long coldWatermark)
+    {
+        if (tail - head < capacity)
+        {
+            return true;
+        }
+        final int position = headPosition;
+        final int offset = position * stride;
+        if (ring[offset + indexField] > coldWatermark)
+        {
+            return false;
+        }
+        index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+        head++;
+        headPosition = next(position);
+        evicted++;
+        return true;
+    }
+
+    /** @return records let go for room since the ring was built (a figure for metrics, not state). */
+    public long evicted()
+    {
+        return evicted;
+    }
+
+    /** @return how many records were ever added: a mark to find those added after it ({@link #positionOf}). */
+    public long addedCount()
+    {
+        return tail;
+    }
+
+    /** @return the ring position of the record added {@code added}-th ({@code addedCount()} before it was added). */
+    public int positionOf(final long added)
+    {
+        final long ahead = headPosition + (added - head);
+        return (int)(ahead % capacity);
+    }
+
     /** Removes the newest record (atomic batch rollback only). */
     public void removeNewest()
     {
@@ -118,12 +164,23 @@ public final class DigestRing
      */
     public int expire(final long cutoffNs, final int max)
     {
+        return expire(cutoffNs, max, timeField, Long.MAX_VALUE);
+    }
+
+    /**
+     * Forgets records whose time is at or before {@code cutoffNs}, oldest first, at most {@code max}, and only those the
+     * cold index already holds ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
+     *
+     * @return records forgotten.
+     */
+    public int expire(final long cutoffNs, final int max, final int indexField, final long coldWatermark)
+    {
         int expired = 0;
         while (expired < max && head < tail)
         {
             final int position = headPosition;
             final int offset = position * stride;
-            if (ring[offset + timeField] > cutoffNs)
+            if (ring[offset + timeField] > cutoffNs || ring[offset + indexField] > coldWatermark)
             {
                 break;
             }
