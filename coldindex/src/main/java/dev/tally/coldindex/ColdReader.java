@@ -3,6 +3,7 @@ package dev.tally.coldindex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
+import dev.tally.ledger.cold.ColdSource;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
@@ -14,7 +15,7 @@ import org.rocksdb.RocksDBException;
  * own buffers. What a lookup finds was filed at or before the watermark read before it ({@link ColdIndex#watermarkIndex()}):
  * commits are ordered, and the watermark moves only once its batch is in.
  */
-public final class ColdReader implements AutoCloseable
+public final class ColdReader implements ColdSource, AutoCloseable
 {
     private final ColdIndex index;
     private final ReadOptions options = new ReadOptions();
@@ -38,7 +39,8 @@ public final class ColdReader implements AutoCloseable
      *
      * @return true when found; {@code record} ({@link ColdRecords#KEY_LONGS} longs) then holds it.
      */
-    public boolean key(final long digestHi, final long digestLo, final long[] record)
+    @Override
+    public boolean findKey(final long digestHi, final long digestLo, final long[] record)
     {
         ColdKeys.digestKey(keyKeyBuffer, digestHi, digestLo);
         if (!get(index.keys, keyKey, ColdRecords.KEY_LONGS))
@@ -50,7 +52,8 @@ public final class ColdReader implements AutoCloseable
     }
 
     /** @return true when a transfer holds the reference; {@code record} then holds its journal index and time. */
-    public boolean reference(final long digestHi, final long digestLo, final long[] record)
+    @Override
+    public boolean findReference(final long digestHi, final long digestLo, final long[] record)
     {
         ColdKeys.digestKey(referenceKeyBuffer, digestHi, digestLo);
         if (!get(index.references, referenceKey, ColdRecords.REFERENCE_LONGS))
@@ -62,7 +65,8 @@ public final class ColdReader implements AutoCloseable
     }
 
     /** @return true when the transfer created at {@code journalIndex} is filed; {@code record} then holds it. */
-    public boolean transfer(final long journalIndex, final long[] record)
+    @Override
+    public boolean findTransfer(final long journalIndex, final long[] record)
     {
         ColdKeys.transferKey(transferKeyBuffer, journalIndex);
         if (!get(index.transfers, transferKey, ColdRecords.TRANSFER_LONGS))

@@ -3,6 +3,7 @@ package dev.tally.coldindex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
+import dev.tally.ledger.cold.ColdSink;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -14,7 +15,7 @@ import org.rocksdb.WriteOptions;
  * crash keeps a commit whole or not at all, so the watermark never claims an item that is not there. Rewriting an item
  * (a replay after a crash) writes the same bytes. One thread; reuses its buffers, allocates nothing per item.
  */
-public final class ColdWriter implements AutoCloseable
+public final class ColdWriter implements ColdSink, AutoCloseable
 {
     private final ColdIndex index;
     private final WriteBatch batch = new WriteBatch();
@@ -41,6 +42,7 @@ public final class ColdWriter implements AutoCloseable
     }
 
     /** Files an idempotency key with its record ({@link ColdRecords#KEY_LONGS}): its fingerprint and stored result. */
+    @Override
     public void key(final long digestHi, final long digestLo, final long[] record)
     {
         ColdKeys.digestKey(keyKeyBuffer, digestHi, digestLo);
@@ -49,6 +51,7 @@ public final class ColdWriter implements AutoCloseable
     }
 
     /** Files a reference: the journal index and time of the transfer that holds it. */
+    @Override
     public void reference(final long digestHi, final long digestLo, final long transferIndex, final long transferTimeNs)
     {
         ColdKeys.digestKey(referenceKeyBuffer, digestHi, digestLo);
@@ -58,6 +61,7 @@ public final class ColdWriter implements AutoCloseable
     }
 
     /** Files (or refiles, with what changed: an amount reversed) a transfer's record ({@link ColdRecords#TRANSFER_LONGS}). */
+    @Override
     public void transfer(final long journalIndex, final long[] record)
     {
         ColdKeys.transferKey(transferKeyBuffer, journalIndex);
@@ -73,27 +77,25 @@ public final class ColdWriter implements AutoCloseable
 
     /**
      * Writes everything filed since the last commit and the watermark, durably: when this returns, a crash keeps them.
+     * When RocksDB refuses, nothing of the batch is kept, and the batch stays filled: a later call tries it again.
      *
      * @param watermarkIndex the last journal index whose items are all filed now.
-     * @throws UncheckedIOException when RocksDB refuses (a full or failing disk): nothing of the batch is kept.
+     * @throws UncheckedIOException when RocksDB refuses (a full or failing disk).
      */
     public void commit(final long watermarkIndex, final long watermarkTimeNs)
     {
         try
         {
             ColdIndex.encodeWatermark(watermarkBuffer, watermarkIndex, watermarkTimeNs);
-            batch.put(index.meta, ColdIndex.watermarkKey(), watermarkValue);
+            batch.put(index.meta, ColdIndex.watermarkKey(), watermarkValue);   // a later put of the same key wins: retries add none
             index.db.write(synced, batch);
         }
         catch (final RocksDBException ex)
         {
             throw failed("commit up to journal index " + watermarkIndex, ex);
         }
-        finally
-        {
-            batch.clear();
-            pending = 0;
-        }
+        batch.clear();
+        pending = 0;
         index.watermark(watermarkIndex, watermarkTimeNs);
     }
 

@@ -96,9 +96,9 @@ class ColdIndexCrashTest
             final long[] record = new long[ColdRecords.TRANSFER_LONGS];
             for (long journalIndex = 1; journalIndex <= watermark; journalIndex++)
             {
-                assertTrue(cold.transfer(journalIndex, record), "transfer " + journalIndex + " at or below the watermark");
+                assertTrue(cold.findTransfer(journalIndex, record), "transfer " + journalIndex + " at or below the watermark");
                 assertEquals(journalIndex, record[0]);
-                assertTrue(cold.key(journalIndex, -journalIndex, record), "key " + journalIndex);
+                assertTrue(cold.findKey(journalIndex, -journalIndex, record), "key " + journalIndex);
             }
         }
     }

@@ -39,17 +39,17 @@ class ColdIndexTest
             assertEquals(7, index.watermarkIndex());
             assertEquals(T0 + 5, index.watermarkTimeNs());
             final long[] found = new long[ColdRecords.TRANSFER_LONGS];
-            assertTrue(reader.key(11, 12, found));
+            assertTrue(reader.findKey(11, 12, found));
             assertArrayEquals(key, java.util.Arrays.copyOf(found, ColdRecords.KEY_LONGS));
-            assertTrue(reader.reference(21, 22, found));
+            assertTrue(reader.findReference(21, 22, found));
             assertEquals(7, found[0]);
             assertEquals(T0 + 5, found[1]);
-            assertTrue(reader.transfer(7, found));
+            assertTrue(reader.findTransfer(7, found));
             assertArrayEquals(transfer, found);
 
-            assertFalse(reader.key(11, 13, found), "another digest");
-            assertFalse(reader.reference(22, 21, found));
-            assertFalse(reader.transfer(8, found));
+            assertFalse(reader.findKey(11, 13, found), "another digest");
+            assertFalse(reader.findReference(22, 21, found));
+            assertFalse(reader.findTransfer(8, found));
         }
     }
 
@@ -66,13 +66,13 @@ class ColdIndexTest
         {
             final long[] found = new long[ColdRecords.TRANSFER_LONGS];
             assertEquals(1, index.watermarkIndex());
-            assertTrue(reader.transfer(1, found));
-            assertFalse(reader.transfer(2, found));
+            assertTrue(reader.findTransfer(1, found));
+            assertFalse(reader.findTransfer(2, found));
             final long[] reversed = record(ColdRecords.TRANSFER_LONGS, 1);
             reversed[6] = 55;   // refiled with what changed
             writer.transfer(1, reversed);
             writer.commit(2, T0 + 1);
-            assertTrue(reader.transfer(1, found));
+            assertTrue(reader.findTransfer(1, found));
             assertEquals(55, found[6]);
         }
     }

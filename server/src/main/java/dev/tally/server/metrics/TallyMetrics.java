@@ -188,6 +188,44 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .description("Writer batches PostgreSQL refused for a transient reason, each retried").register(registry);
     }
 
+    /** The cold index: its writer, the business thread's recorder, and the journal stage's lookups and refusals. */
+    public void bindColdIndex(
+        final dev.tally.coldindex.ColdIndexWriter writer, final dev.tally.coldindex.ColdRecorder recorder,
+        final dev.tally.pipeline.ColdCheck check)
+    {
+        Gauge.builder("tally.cold.watermark", writer, w -> w.watermark()).description("Last journal index whose items are all in the cold index")
+            .register(registry);
+        Gauge.builder("tally.cold.lag.commands", writer, w -> w.lagCommands()).description("Commands applied whose items are not yet in the cold index")
+            .register(registry);
+        Gauge.builder("tally.cold.lag.max.commands", check, c -> c.lagMax())
+            .description("The lag at which requests are refused (503 cold-index-unavailable)").register(registry);
+        Gauge.builder("tally.cold.degraded", writer, w -> w.degraded() ? 1 : 0)
+            .description("1 while cold index commits fail or its recorder stopped: its watermark does not move").register(registry);
+        FunctionCounter.builder("tally.cold.items.filed", writer, w -> w.itemsFiled())
+            .description("Keys, references and transfers committed to the cold index").register(registry);
+        FunctionCounter.builder("tally.cold.commits", writer, w -> w.commits()).description("Cold index commits (each a synced write-ahead log)")
+            .register(registry);
+        FunctionCounter.builder("tally.cold.commit.seconds", writer, w -> w.commitNanos() / NS_PER_SECOND)
+            .description("Time spent committing to the cold index, summed").register(registry);
+        FunctionCounter.builder("tally.cold.commit.failures", writer, w -> w.commitFailures())
+            .description("Cold index commits RocksDB refused (each retried)").register(registry);
+        FunctionCounter.builder("tally.cold.ring.full.waits", recorder, r -> r.ringFullWaits())
+            .description("Times the business thread waited for room in the cold index ring").register(registry);
+        FunctionCounter.builder("tally.cold.units.dropped", recorder, r -> r.unitsDropped())
+            .description("Units not offered to the cold index after its recorder stopped (filed from the journal at the next start)")
+            .register(registry);
+        FunctionCounter.builder("tally.cold.lookups", check, c -> c.lookups())
+            .description("Commands the journal stage looked up in the cold index").register(registry);
+        FunctionCounter.builder("tally.cold.lookup.seconds", check, c -> c.lookupNanos() / NS_PER_SECOND)
+            .description("Time the journal stage spent on cold index lookups, summed").register(registry);
+        FunctionCounter.builder("tally.cold.lookup.failures", check, c -> c.lookupFailures())
+            .description("Cold index lookups that failed").register(registry);
+        FunctionCounter.builder("tally.cold.refused", check, c -> c.refusedBehind()).tag("reason", "behind")
+            .description("Commands refused with 503 cold-index-unavailable").register(registry);
+        FunctionCounter.builder("tally.cold.refused", check, c -> c.refusedUnavailable()).tag("reason", "unavailable")
+            .description("Commands refused with 503 cold-index-unavailable").register(registry);
+    }
+
     /** The embedded PostgreSQL's supervision; call once when the server runs one. */
     public void bindEmbeddedDatabase(final dev.tally.persistence.db.EmbeddedDatabaseSupervisor supervisor)
     {
