@@ -376,6 +376,7 @@ public final class Ledger
         stats.publish(state.lastJournalIndex, state.nowNs, state.commandsApplied, state.transfersPosted,
             postings.hotAccountMoves(), accounts.count(), accounts.subBalanceCount(), keys.size(), state.references.size(),
             state.transfers.size(), holds.size(), holds.unknownCount(), holds.oldestUnknownTimestampNs());
+        stats.publishEvictions(keys.evicted(), state.references.evicted(), state.transfers.evicted(), state.coldTransfers.size());
         return stats;
     }
 

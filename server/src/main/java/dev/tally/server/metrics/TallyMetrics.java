@@ -125,6 +125,20 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .register(registry);
         Gauge.builder("tally.accounts", ledger, LedgerStats::accountCount).description("Accounts in the ledger, every tenant's")
             .register(registry);
+        Gauge.builder("tally.ledger.references.live", ledger, LedgerStats::referenceCount)
+            .description("Transfer references in memory").register(registry);
+        Gauge.builder("tally.ledger.transfers.live", ledger, LedgerStats::transferCount)
+            .description("Transfers in memory for reversal").register(registry);
+        Gauge.builder("tally.ledger.transfers.capacity", ledger, l -> l.config().transfersMax())
+            .description("Transfers (and references) memory holds at most (--transfers-max)").register(registry);
+        Gauge.builder("tally.ledger.cold.transfers", ledger, LedgerStats::coldTransferCount)
+            .description("Transfers reversals keep in memory until the cold index holds their new state").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::keysEvicted).tag("table", "keys")
+            .description("Items memory let go for room once the cold index held them").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::referencesEvicted).tag("table", "references")
+            .description("Items memory let go for room once the cold index held them").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::transfersEvicted).tag("table", "transfers")
+            .description("Items memory let go for room once the cold index held them").register(registry);
         Gauge.builder("tally.ring.occupancy", ring, InputRing::occupancy)
             .description("Slots in use in the input ring").register(registry);
         Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0)
