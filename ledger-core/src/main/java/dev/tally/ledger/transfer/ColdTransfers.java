@@ -125,9 +125,16 @@ public final class ColdTransfers
         return (int)(sequence % capacity);
     }
 
-    /** Folds every record, oldest first, into the digest. */
+    /**
+     * Folds every record, oldest first, into the digest; nothing at all when there is none, so that a ledger that never
+     * reversed a transfer hashes as it did before this table existed (the state hash in a version-2 snapshot's header).
+     */
     public void digest(final StateDigest digest)
     {
+        if (size() == 0)
+        {
+            return;
+        }
         digest.add(size());
         for (long s = head; s < tail; s++)
         {
@@ -143,6 +150,10 @@ public final class ColdTransfers
     public static void digestImage(final LongSection image, final StateDigest digest)
     {
         final int size = image.length() / STRIDE;
+        if (size == 0)
+        {
+            return;
+        }
         digest.add(size);
         for (int i = 0; i < size * STRIDE; i++)
         {
