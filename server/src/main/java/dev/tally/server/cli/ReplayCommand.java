@@ -156,7 +156,8 @@ public final class ReplayCommand implements Callable<Integer>
                     ": replayed " + result.deliveredCount() + " commands up to journal index " + ledger.lastJournalIndex() +
                     " in " + elapsedMs + " ms (" + result.status() + (result.detail().isEmpty() ? "" : ": " + result.detail()) + ")");
                 out.println("state hash " + hash);
-                out.println("accounts " + stats.accountCount() + ", live holds " + stats.holdCount() + ", stored keys " + stats.idempotencyKeyCount());
+                out.println("accounts " + stats.accountCount() + ", live holds " + stats.holdCount() + ", stored keys " +
+                    stats.idempotencyKeyCount());
                 for (final Map.Entry<String, Long> t : totals.entrySet())
                 {
                     out.println("total posted " + t.getKey() + " " + Money.format(t.getValue(),
