@@ -18,6 +18,7 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  KEY           digest (2), the key's cold record ({@link ColdRecords#KEY_LONGS})
  *  REFERENCE     digest (2), the holder's journal index and time
  *  TRANSFER      journal index, the transfer's cold record ({@link ColdRecords#TRANSFER_LONGS})
+ *  REFERENCE_TEXT journal index, then the text's bytes (the record's length less 8)
  *  UNIT_END      the unit's last journal index
  * </pre>
  */
@@ -28,6 +29,7 @@ final class ColdChannel
     static final int REFERENCE = 3;
     static final int TRANSFER = 4;
     static final int UNIT_END = 5;
+    static final int REFERENCE_TEXT = 6;
 
     static final int UNIT_BEGIN_LENGTH = 2 * Long.BYTES;
     static final int KEY_LENGTH = (2 + ColdRecords.KEY_LONGS) * Long.BYTES;

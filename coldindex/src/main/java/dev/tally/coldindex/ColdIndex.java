@@ -58,6 +58,8 @@ public final class ColdIndex implements AutoCloseable
     final ColumnFamilyHandle keys;
     final ColumnFamilyHandle references;
     final ColumnFamilyHandle transfers;
+    /** A transfer's reference text by its journal index: for reads of the transfer once memory let it go. */
+    final ColumnFamilyHandle referenceTexts;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private volatile long watermarkIndex;
     private volatile long watermarkTimeNs;
@@ -92,17 +94,19 @@ public final class ColdIndex implements AutoCloseable
             new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, families),
             new ColumnFamilyDescriptor(bytes("keys"), families),
             new ColumnFamilyDescriptor(bytes("references"), families),
-            new ColumnFamilyDescriptor(bytes("transfers"), families));
+            new ColumnFamilyDescriptor(bytes("transfers"), families),
+            new ColumnFamilyDescriptor(bytes("referenceTexts"), families));
         final List<ColumnFamilyHandle> handles = new ArrayList<>();
         // Keys are deleted physically once their retention (and a day more) has passed since they were filed, by
         // RocksDB's TTL compaction; whether a key found is still within its retention is the ledger's to say, by
         // journaled time. References stay for good; transfers too (a reversal window may be months).
         db = TtlDB.open(options, config.directory().toString(), descriptors, handles,
-            List.of(TTL_NONE, config.keyTtlSeconds(), TTL_NONE, TTL_NONE), false);
+            List.of(TTL_NONE, config.keyTtlSeconds(), TTL_NONE, TTL_NONE, TTL_NONE), false);
         meta = handles.get(0);
         keys = handles.get(1);
         references = handles.get(2);
         transfers = handles.get(3);
+        referenceTexts = handles.get(4);
         readWatermark();
     }
 
@@ -206,6 +210,7 @@ public final class ColdIndex implements AutoCloseable
         keys.close();
         references.close();
         transfers.close();
+        referenceTexts.close();
         db.close();
         for (int i = resources.size() - 1; i >= 0; i--)
         {

@@ -49,6 +49,7 @@ public final class ColdIndexWriter implements Agent, AutoCloseable
     private final ControlledMessageHandler handler = this::onRecord;
     private final long[] keyRecord = new long[ColdRecords.KEY_LONGS];
     private final long[] transferRecord = new long[ColdRecords.TRANSFER_LONGS];
+    private final byte[] referenceText = new byte[dev.tally.ledger.LedgerLimits.REFERENCE_LENGTH_MAX];
     private volatile LongSupplier stableIndex = () -> Long.MAX_VALUE;
     private AgentRunner runner;
 
@@ -188,6 +189,13 @@ public final class ColdIndexWriter implements Agent, AutoCloseable
                 {
                     getLongs(buffer, at + Long.BYTES, transferRecord);
                     writer.transfer(buffer.getLong(at), transferRecord);
+                }
+                break;
+            case ColdChannel.REFERENCE_TEXT:
+                if (!skippingUnit)
+                {
+                    buffer.getBytes(at + Long.BYTES, referenceText, 0, length - Long.BYTES);
+                    writer.transferReference(buffer.getLong(at), referenceText, length - Long.BYTES);
                 }
                 break;
             case ColdChannel.UNIT_END:

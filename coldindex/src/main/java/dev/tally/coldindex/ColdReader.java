@@ -77,6 +77,28 @@ public final class ColdReader implements ColdSource, AutoCloseable
         return true;
     }
 
+    /** @return the length of the reference text filed with the transfer created at {@code journalIndex} (0: none). */
+    @Override
+    public int findTransferReference(final long journalIndex, final byte[] into)
+    {
+        ColdKeys.transferKey(transferKeyBuffer, journalIndex);
+        try
+        {
+            final int length = index.db.get(index.referenceTexts, options, transferKey, into);
+            if (length > into.length)
+            {
+                throw new IllegalStateException("cold index in " + index.config.directory() + ": a reference of " + length +
+                    " bytes for transfer " + journalIndex);
+            }
+            return length == RocksDB.NOT_FOUND ? 0 : length;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new UncheckedIOException(new IOException("cold index in " + index.config.directory() + ": lookup failed: " +
+                ex.getMessage(), ex));
+        }
+    }
+
     private boolean get(final ColumnFamilyHandle family, final byte[] key, final int longs)
     {
         try

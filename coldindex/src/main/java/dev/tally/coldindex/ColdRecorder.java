@@ -91,6 +91,18 @@ public final class ColdRecorder implements ColdSink
         }
     }
 
+    @Override
+    public void transferReference(final long journalIndex, final byte[] text, final int length)
+    {
+        final int at = claim(ColdChannel.REFERENCE_TEXT, Long.BYTES + length);
+        if (at >= 0)
+        {
+            ring.buffer().putLong(at, journalIndex);
+            ring.buffer().putBytes(at + Long.BYTES, text, 0, length);
+            ring.commit(at);
+        }
+    }
+
     /** Ends the unit begun last: the writer may now file it. */
     public void endUnit()
     {

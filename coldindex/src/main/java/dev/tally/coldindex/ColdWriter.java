@@ -3,6 +3,7 @@ package dev.tally.coldindex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.cold.ColdSink;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.rocksdb.RocksDBException;
@@ -34,6 +35,7 @@ public final class ColdWriter implements ColdSink, AutoCloseable
     private final UnsafeBuffer referenceValueBuffer = new UnsafeBuffer(referenceValue);
     private final UnsafeBuffer transferValueBuffer = new UnsafeBuffer(transferValue);
     private final UnsafeBuffer watermarkBuffer = new UnsafeBuffer(watermarkValue);
+    private final byte[][] referenceTexts = new byte[LedgerLimits.REFERENCE_LENGTH_MAX + 1][];
     private int pending;
 
     ColdWriter(final ColdIndex index)
@@ -67,6 +69,21 @@ public final class ColdWriter implements ColdSink, AutoCloseable
         ColdKeys.transferKey(transferKeyBuffer, journalIndex);
         ColdKeys.encode(transferValueBuffer, record, ColdRecords.TRANSFER_LONGS);
         put(index.transfers, transferKey, transferValue);
+    }
+
+    /** Files a new transfer's reference text, by the transfer's journal index. */
+    @Override
+    public void transferReference(final long journalIndex, final byte[] text, final int length)
+    {
+        ColdKeys.transferKey(transferKeyBuffer, journalIndex);
+        // RocksJava puts whole arrays: one array per length, made the first time that length is met
+        byte[] value = referenceTexts[length];
+        if (value == null)
+        {
+            value = referenceTexts[length] = new byte[length];
+        }
+        System.arraycopy(text, 0, value, 0, length);
+        put(index.referenceTexts, transferKey, value);
     }
 
     /** @return items waiting for the next {@link #commit}. */

@@ -19,6 +19,7 @@ final class ColdFiling
     private final EffectLog effects;
     private final long[] keyRecord = new long[LedgerLimits.COLD_KEY_LONGS];
     private final long[] transferRecord = new long[LedgerLimits.COLD_TRANSFER_LONGS];
+    private final byte[] referenceText = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     private long keysFiled;
     private long referencesFiled;
     private long transfersFiled;
@@ -64,6 +65,11 @@ final class ColdFiling
             final int position = state.transfers.positionOfAdded(added);
             state.transfers.copyCold(position, transferRecord);
             sink.transfer(state.transfers.journalIndex(position), transferRecord);
+            final int referenceLength = state.transfers.copyReference(position, referenceText);
+            if (referenceLength > 0)
+            {
+                sink.transferReference(state.transfers.journalIndex(position), referenceText, referenceLength);
+            }
         }
         transfersFiled = transfersAdded;
 

@@ -232,6 +232,12 @@ final class UnitOfWork
                         state.keys.removeNewest();
                     }
                     break;
+                case UndoLog.KEY_FORGOTTEN:
+                    if (!failureStored)
+                    {
+                        state.keys.unforget((int)a);   // the key stored anew is gone: the expired one is as it was
+                    }
+                    break;
                 default: throw new InvariantViolation("unknown undo record " + undo.kind(i));
             }
         }

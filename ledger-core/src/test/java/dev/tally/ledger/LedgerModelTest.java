@@ -349,11 +349,6 @@ class LedgerModelTest
                 cold.endUnit(c.journalIndex);
                 cold.commitThrough(c.journalIndex - coldLag(c.journalIndex));
             }
-            if (evicting && keyed && !first.replayed && first.code != ResultCode.KEY_REUSED)
-            {
-                // The ledger decided afresh: past its retention a key may be answered from memory or no more.
-                model.forgetKeyPastRetention(c);
-            }
             if (trace.size() == 40)
             {
                 trace.removeFirst();

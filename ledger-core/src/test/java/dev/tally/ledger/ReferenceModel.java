@@ -374,20 +374,6 @@ final class ReferenceModel
     }
 
     /**
-     * Forgets the command's key when it is past its retention: the ledger may have let it leave memory for room, and past
-     * its retention the cold index no longer answers for it. Only for a ledger that evicts (the answer past retention is
-     * then memory's or the cold index's, both allowed: a key is kept at least its retention).
-     */
-    void forgetKeyPastRetention(final Command c)
-    {
-        final StoredKey stored = keys.get(new Id(c.keyHi, c.keyLo));
-        if (stored != null && c.timestampNs - stored.timeNs >= config.keyRetentionMs() * 1_000_000L)
-        {
-            keys.remove(new Id(c.keyHi, c.keyLo));
-        }
-    }
-
-    /**
      * Removes up to {@code max} entries from the front of an insertion-ordered map while they are at or
      * before {@code cutoffNs}. Entries are inserted in time order, so these are the oldest ones.
      *
@@ -414,7 +400,13 @@ final class ReferenceModel
     Outcome apply(final Command c)
     {
         final Id keyId = new Id(c.keyHi, c.keyLo);
-        final StoredKey stored = keys.get(keyId);
+        StoredKey stored = keys.get(keyId);
+        if (stored != null && c.timestampNs - stored.timeNs >= config.keyRetentionMs() * 1_000_000L)
+        {
+            // past its retention, whether a tick expired it yet or not: a new intent (the rule wherever the key is)
+            keys.remove(keyId);
+            stored = null;
+        }
         if (stored != null)
         {
             if (stored.fingerprintHi == c.fingerprintHi && stored.fingerprintLo == c.fingerprintLo)

@@ -27,6 +27,7 @@ final class SimulatedColdIndex implements ColdSink, ColdSource
     private final Map<Key, long[]> keys = new HashMap<>();
     private final Map<Key, long[]> references = new HashMap<>();
     private final Map<Long, long[]> transfers = new HashMap<>();
+    private final Map<Long, byte[]> referenceTexts = new HashMap<>();
     private final ArrayDeque<Unit> pending = new ArrayDeque<>();
     private final ColdLookup lookup = new ColdLookup();
     private Unit filling = new Unit();
@@ -92,6 +93,25 @@ final class SimulatedColdIndex implements ColdSink, ColdSource
     {
         final long[] copy = record.clone();
         filling.puts.add(() -> transfers.put(journalIndex, copy));
+    }
+
+    @Override
+    public void transferReference(final long journalIndex, final byte[] text, final int length)
+    {
+        final byte[] copy = java.util.Arrays.copyOf(text, length);
+        filling.puts.add(() -> referenceTexts.put(journalIndex, copy));
+    }
+
+    @Override
+    public int findTransferReference(final long journalIndex, final byte[] into)
+    {
+        final byte[] text = referenceTexts.get(journalIndex);
+        if (text == null)
+        {
+            return 0;
+        }
+        System.arraycopy(text, 0, into, 0, text.length);
+        return text.length;
     }
 
     @Override

@@ -72,6 +72,12 @@ class JournalColdCheckTest
         }
 
         @Override
+        public int findTransferReference(final long journalIndex, final byte[] into)
+        {
+            return 0;
+        }
+
+        @Override
         public boolean findTransfer(final long journalIndex, final long[] into)
         {
             answer();

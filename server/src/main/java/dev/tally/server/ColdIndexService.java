@@ -30,6 +30,8 @@ final class ColdIndexService implements AutoCloseable
     private final ColdIndexWriter writer;
     private final ColdRecorder recorder;
     private final ColdReader reader;
+    /** The responder thread's reads of transfers memory let go (a reader per thread: each keeps its buffers). */
+    private final ColdReader responderReader;
     private final ColdCheck check;
 
     private ColdIndexService(final ColdIndex index, final ServerConfig config)
@@ -38,6 +40,7 @@ final class ColdIndexService implements AutoCloseable
         this.writer = new ColdIndexWriter(index, config.cold().ringBytes());
         this.recorder = writer.recorder();
         this.reader = index.reader();
+        this.responderReader = index.reader();
         final long lagMax = config.cold().lagMaxFor(config.ledger());
         if (lagMax < config.cold().lagMax())
         {
@@ -102,6 +105,12 @@ final class ColdIndexService implements AutoCloseable
         return check;
     }
 
+    /** @return reads of transfers for the responder thread alone. */
+    ColdReader responderReads()
+    {
+        return responderReader;
+    }
+
     ColdIndexWriter writer()
     {
         return writer;
@@ -131,6 +140,7 @@ final class ColdIndexService implements AutoCloseable
     {
         writer.close();
         reader.close();
+        responderReader.close();
         index.close();
     }
 }

@@ -118,6 +118,7 @@ public final class TallyServer implements AutoCloseable
             //    that the replay below can feed it the effects of every command past its watermark.
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())), witness);
             undo.onFailure("close the journal", journal);
+            LedgerRulesFile.requireCurrentGeneration(config.dataDir(), journal.lastIndex());
             JournalCuts.report(journal.recovery(), config.journalDir(), health);
             if (readModel != null)
             {
@@ -172,11 +173,11 @@ public final class TallyServer implements AutoCloseable
             {
                 undo.onFailure("close the read-model queries", queries);
             }
-            if (recordedRules == null)
+            if (recordedRules == null || LedgerRulesFile.version(config.dataDir()) < LedgerRulesFile.RULES_VERSION)
             {
-                recordRules(config, undo);
+                recordRules(config, undo);   // a new folder, or an older generation's with nothing journaled
             }
-            pipeline = new LedgerPipeline(ledger, journal, ring -> new HttpResponder(ring, metrics, queries), fanOut, config.pipeline(),
+            pipeline = new LedgerPipeline(ledger, journal, ring -> new HttpResponder(ring, metrics, queries, cold.responderReads()), fanOut, config.pipeline(),
                 health, metrics, cold.check());
             undo.onFailure("stop the pipeline", pipeline);   // empty ring: nothing to drain, its threads stop
             if (snapshotter != null)
@@ -235,12 +236,7 @@ public final class TallyServer implements AutoCloseable
      */
     private void recordRules(final ServerConfig config, final StartupUndo undo)
     {
-        final long journaledBefore = journal.lastIndex();
-        if (journaledBefore > 0)
-        {
-            LOG.warn("the journal in {} has no recorded ledger rules (a folder from before they were recorded): " +
-                "recording the rules of this start, {}", config.dataDir(), config.ledger());
-        }
+        final long journaledBefore = journal.lastIndex();   // 0: requireCurrentGeneration refused any other
         LedgerRulesFile.write(config.dataDir(), config.ledger());
         undo.onFailure("forget the ledger rules recorded by this start", () ->
         {

@@ -243,6 +243,18 @@ class SnapshotColdTransfersTest
         }
 
         @Override
+        public void transferReference(final long journalIndex, final byte[] text, final int length)
+        {
+            // reads of transfers are not this test's
+        }
+
+        @Override
+        public int findTransferReference(final long journalIndex, final byte[] into)
+        {
+            return 0;
+        }
+
+        @Override
         public boolean findKey(final long digestHi, final long digestLo, final long[] into)
         {
             return false;

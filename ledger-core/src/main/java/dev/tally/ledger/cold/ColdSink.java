@@ -25,4 +25,10 @@ public interface ColdSink
      * @param record {@link LedgerLimits#COLD_TRANSFER_LONGS} longs: the transfer's fields and its reference digest's low half.
      */
     void transfer(long journalIndex, long[] record);
+
+    /**
+     * A new transfer's reference text, filed once with the transfer (a reversal refiles the record alone): what a read of
+     * the transfer shows once memory let it go.
+     */
+    void transferReference(long journalIndex, byte[] text, int length);
 }

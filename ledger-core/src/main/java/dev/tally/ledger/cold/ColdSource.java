@@ -16,4 +16,10 @@ public interface ColdSource
 
     /** @param into {@link LedgerLimits#COLD_TRANSFER_LONGS} longs. */
     boolean findTransfer(long journalIndex, long[] into);
+
+    /**
+     * @param into {@link LedgerLimits#REFERENCE_LENGTH_MAX} bytes.
+     * @return the length of the reference text filed with the transfer created at {@code journalIndex}, 0 when none.
+     */
+    int findTransferReference(long journalIndex, byte[] into);
 }

@@ -90,6 +90,27 @@ public final class IdempotencyTable
         out.replayed = true;
     }
 
+    /** @return the journaled time the key at {@code position} was stored at: its retention runs from then. */
+    public long storedAtNs(final int position)
+    {
+        return ring[position * STRIDE + ORIGIN_TIME];
+    }
+
+    /**
+     * Forgets a key past its retention that the table still holds (ticks expire keys from the head, a bounded number at a
+     * time): it is not found again, and the same key may be stored anew. Its record leaves with the head as any other.
+     */
+    public void forgetExpired(final int position)
+    {
+        keys.unindex(position);
+    }
+
+    /** Undoes {@link #forgetExpired} (atomic batch rollback): the key is found again, if it is still in the table. */
+    public void unforget(final int position)
+    {
+        keys.reindex(position);
+    }
+
     /** @return true when one more key fits. */
     public boolean hasRoom()
     {
@@ -226,10 +247,10 @@ public final class IdempotencyTable
         return keys.expire(cutoffNs, max);
     }
 
-    /** @return keys stored now. */
+    /** @return keys stored now, those past their retention and {@link #forgetExpired forgotten} not counted. */
     public int size()
     {
-        return keys.size();
+        return keys.indexed();
     }
 
     /** @return the most keys stored at once. */

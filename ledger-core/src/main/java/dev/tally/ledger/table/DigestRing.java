@@ -129,6 +129,31 @@ public final class DigestRing
         return true;
     }
 
+    /**
+     * Stops finding the record at {@code position} while it stays in the ring until it expires from the head: for a record
+     * its owner counts as gone (a key past its retention) before the head reaches it. A record with the same digest may
+     * then be appended; the newer one is what {@link #find} and a {@link #restoreFrom restored} ring find.
+     */
+    public void unindex(final int position)
+    {
+        final int offset = position * stride;
+        index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+    }
+
+    /**
+     * Undoes {@link #unindex} (a rolled-back batch): the record at {@code position} is found again, unless it has left the
+     * ring since (let go for room), or another record of its digest is found now.
+     */
+    public void reindex(final int position)
+    {
+        final int fromHead = position - headPosition + (position < headPosition ? capacity : 0);
+        final int offset = position * stride;
+        if (fromHead < size() && index.get(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO]) < 0)
+        {
+            index.put(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+        }
+    }
+
     /** @return records let go for room since the ring was built (a figure for metrics, not state). */
     public long evicted()
     {
@@ -168,8 +193,8 @@ public final class DigestRing
     }
 
     /**
-     * Forgets records whose time is at or before {@code cutoffNs}, oldest first, at most {@code max}, and only those the
-     * cold index already holds ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
+     * Forgets records whose time is at or before {@code cutoffNs}, oldest first, at most {@code max} found ones (an
+     * {@link #unindex unindexed} record leaves on the way, uncounted), and only those the cold index already holds ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
      *
      * @return records forgotten.
      */
@@ -184,18 +209,24 @@ public final class DigestRing
             {
                 break;
             }
-            index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+            // an unindexed record (its owner forgot it already) leaves with the head without counting
+            expired += index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position) ? 1 : 0;
             head++;
             headPosition = next(position);
-            expired++;
         }
         return expired;
     }
 
-    /** @return records kept now. */
+    /** @return records kept now, those {@link #unindex unindexed} included until they leave with the head. */
     public int size()
     {
         return (int)(tail - head);
+    }
+
+    /** @return records {@link #find} finds now. */
+    public int indexed()
+    {
+        return index.size();
     }
 
     /** @return the most records kept at once. */
@@ -223,7 +254,8 @@ public final class DigestRing
     }
 
     /**
-     * Fills this fresh (empty) ring from an image, oldest record at position 0, and rebuilds the index.
+     * Fills this fresh (empty) ring from an image, oldest record at position 0, and rebuilds the index. A ring smaller
+     * than the image keeps its newest records: the older ones are in the cold index ({@link dev.tally.ledger.LedgerConfig#decidesLike}).
      *
      * @param what names the table in the errors.
      * @throws IllegalArgumentException when the image does not fit this ring.
@@ -234,7 +266,7 @@ public final class DigestRing
         {
             throw new IllegalStateException("restore needs an empty " + what + " table");
         }
-        final int size = RingCopy.copyIn(what, image, ring, stride, capacity);
+        final int size = RingCopy.copyInNewest(what, image, ring, stride, capacity);
         index.rebuild(size);
         head = 0;
         tail = size;

@@ -4,6 +4,7 @@ import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.image.RingCopy;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.ledger.query.TransferView;
 
 /**
  * Recent transfers, kept in memory for reversal and reads for a window of journaled time; older ones
@@ -286,6 +287,30 @@ public final class TransferTable
         return (int)(record[PACKED] >>> 32) & 0xFF;
     }
 
+    /** @return the length of the reference text the transfer of {@code record} was created with (0: none). */
+    public static int recordReferenceLength(final long[] record)
+    {
+        return (int)(record[PACKED] >>> REFERENCE_LENGTH_SHIFT) & 0xFF;
+    }
+
+    /** Copies a transfer record's fields into {@code out}, all but the reference text. */
+    public static void recordToView(final long[] record, final TransferView out)
+    {
+        out.journalIndex = record[INDEX];
+        out.timestampNs = record[TIME];
+        out.tenantId = record[TENANT];
+        out.kind = recordKind(record);
+        out.debitAccountId = record[DEBIT];
+        out.creditAccountId = record[CREDIT];
+        out.amountMinor = record[AMOUNT];
+        out.reversedMinor = record[REVERSED];
+        out.currency = recordCurrency(record);
+        out.reversesIndex = record[REVERSES];
+        out.reversesTimestampNs = record[REVERSES_TIME];
+        out.hasMetadata = (record[PACKED] & HAS_METADATA_BIT) != 0;
+        out.referenceLength = 0;
+    }
+
     public long journalIndex(final int position)
     {
         return ring[position * STRIDE + INDEX];
@@ -441,15 +466,19 @@ public final class TransferTable
         {
             throw new IllegalStateException("restore needs an empty transfer table");
         }
-        final int size = RingCopy.entries("transfer", image.transfers().length(), STRIDE, capacity);
-        if (image.transferReferenceLos().length() != size ||
-            image.transferReferenceText().length() != size * LedgerLimits.REFERENCE_LENGTH_MAX)
+        final int entries = RingCopy.entries("transfer", image.transfers().length(), STRIDE, Integer.MAX_VALUE);
+        if (image.transferReferenceLos().length() != entries ||
+            image.transferReferenceText().length() != entries * LedgerLimits.REFERENCE_LENGTH_MAX)
         {
-            throw new IllegalArgumentException("transfer image: reference sections do not match " + size + " transfers");
+            throw new IllegalArgumentException("transfer image: reference sections do not match " + entries + " transfers");
         }
-        System.arraycopy(image.transfers().values(), 0, ring, 0, size * STRIDE);
-        System.arraycopy(image.transferReferenceLos().values(), 0, referenceLos, 0, size);
-        System.arraycopy(image.transferReferenceText().values(), 0, references, 0, size * LedgerLimits.REFERENCE_LENGTH_MAX);
+        // a table smaller than the image keeps the newest transfers: the older ones are in the cold index
+        final int size = Math.min(entries, capacity);
+        final int skipped = entries - size;
+        System.arraycopy(image.transfers().values(), skipped * STRIDE, ring, 0, size * STRIDE);
+        System.arraycopy(image.transferReferenceLos().values(), skipped, referenceLos, 0, size);
+        System.arraycopy(image.transferReferenceText().values(), skipped * LedgerLimits.REFERENCE_LENGTH_MAX, references, 0,
+            size * LedgerLimits.REFERENCE_LENGTH_MAX);
         head = 0;
         tail = size;
         headPosition = 0;
