@@ -109,6 +109,7 @@ class JournalDamageIT
             openAccounts(client);
             assertEquals(201, client.transfer("pay-1", 1, 2, "1.00", TRY, "ref-1").status());
             assertEquals(201, client.transfer("pay-last", 1, 2, "1.00", TRY, "last-mark").status());
+            first.awaitColdIndexCaughtUp();
             first.kill();
         }
         flipByteOf(cycleFileHolding("last-mark"), "last-mark");
