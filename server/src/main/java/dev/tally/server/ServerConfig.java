@@ -65,6 +65,9 @@ public record ServerConfig(
      */
     public record ColdOptions(long blockCacheBytes, long writeBufferBytes, int ringBytes, long lagMax)
     {
+        /** The smallest lag bound: two full batches, so that one passes while the index files the one before. */
+        public static final long LAG_MAX_MIN = 2L * LedgerLimits.BATCH_OPERATIONS_MAX;
+
         /** 16 MiB: about 65,000 transfers recorded ahead of the writer (some 250 bytes each). */
         public static final int RING_BYTES_DEFAULT = 16 << 20;
 
@@ -74,9 +77,10 @@ public record ServerConfig(
             {
                 throw new IllegalArgumentException("the cold index ring must be a power of two from 64 KiB to 1 GiB, was " + ringBytes);
             }
-            if (lagMax < 1 || lagMax > LedgerLimits.COLD_LAG_MAX)
+            if (lagMax < LAG_MAX_MIN || lagMax > LedgerLimits.COLD_LAG_MAX)
             {
-                throw new IllegalArgumentException("--cold-lag-max must be 1.." + LedgerLimits.COLD_LAG_MAX + ", was " + lagMax);
+                throw new IllegalArgumentException("--cold-lag-max must be " + LAG_MAX_MIN + ".." + LedgerLimits.COLD_LAG_MAX +
+                    " (two full batches at least, so that a batch always passes), was " + lagMax);
             }
             new ColdIndexConfig(Path.of("."), 1, blockCacheBytes, writeBufferBytes);   // checks the two sizes
         }
@@ -89,13 +93,15 @@ public record ServerConfig(
 
         /**
          * @return the lag bound under {@code ledger}'s tables: each must hold every item the cold index does not hold yet
-         * (at most one per command behind) and a whole batch more, or memory could have nothing it may let go. At least 1:
-         * tables smaller than a batch can still refuse a full-size batch (capacity-exceeded).
+         * (at most one per command behind) and a whole batch more, or memory could have nothing it may let go. Never
+         * below {@link #LAG_MAX_MIN}, so that a full batch always passes once the index is a batch behind: tables
+         * smaller than that and a batch (24,570) may then answer capacity-exceeded while the index catches up, never
+         * refuse a batch for good.
          */
         public long lagMaxFor(final LedgerConfig ledger)
         {
             final long smallest = Math.min(ledger.idempotencyKeysMax(), Math.min(ledger.referencesMax(), ledger.transfersMax()));
-            return Math.max(1, Math.min(lagMax, smallest - LedgerLimits.BATCH_OPERATIONS_MAX));
+            return Math.max(LAG_MAX_MIN, Math.min(lagMax, smallest - LedgerLimits.BATCH_OPERATIONS_MAX));
         }
 
         /** @return the cold index's RocksDB settings for {@code directory}, keys kept as long as {@code ledger} keeps them. */

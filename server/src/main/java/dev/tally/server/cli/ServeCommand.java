@@ -176,7 +176,8 @@ public final class ServeCommand implements Callable<Integer>
 
     @CommandLine.Option(names = "--cold-lag-max", defaultValue = "" + LedgerLimits.COLD_LAG_MAX,
         description = "Commands the cold index may be behind before requests are refused (503 cold-index-unavailable), " +
-            "1.." + LedgerLimits.COLD_LAG_MAX + "; lowered to the ledger's smallest table less a batch (default: ${DEFAULT-VALUE}).")
+            "16380.." + LedgerLimits.COLD_LAG_MAX + "; lowered to the ledger's smallest table less a batch, not below 16380 " +
+            "(default: ${DEFAULT-VALUE}).")
     long coldLagMax;
 
     @CommandLine.Option(names = "--truncate-journal-after-corruption",
