@@ -43,6 +43,7 @@ final class ForcedPageDropper implements AutoCloseable
     {
         int open(String path, int flags);
 
+        @SuppressWarnings("checkstyle:MethodName")   // jnr-ffi binds a method to the C function of its name
         int posix_fadvise(int fd, long offset, long length, int advice);
 
         int close(int fd);

@@ -93,7 +93,7 @@ final class WrittenPageUnmapper
         }
         try
         {
-            unmapBehind((MappedBytesStore) store, appendPosition);
+            unmapBehind((MappedBytesStore)store, appendPosition);
         }
         catch (final RuntimeException ex)
         {

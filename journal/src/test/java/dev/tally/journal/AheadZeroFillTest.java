@@ -33,9 +33,9 @@ class AheadZeroFillTest
         final List<Command> appended = new ArrayList<>();
         final JournalConfig config = JournalConfig.of(dir, Durability.SYNC)
             .withZeroFillAheadBytes(1 << 20);
-        long filledTo;
-        long appendPosition;
-        Path file;
+        final long filledTo;
+        final long appendPosition;
+        final Path file;
         try (Journal journal = Journal.open(config))
         {
             // ~30,000 records of ~100 B: several MiB, so the fill runs ahead, is caught up with and refilled many times

@@ -121,7 +121,7 @@ class ForcedPageDropperTest
         {
             // a fresh mapping that touches nothing: mincore then answers for the page cache, not for this mapping's pages
             final MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_ONLY, 0, length);
-            final byte[] vector = new byte[(int) ((length + PAGE_BYTES - 1) / PAGE_BYTES)];
+            final byte[] vector = new byte[(int)((length + PAGE_BYTES - 1) / PAGE_BYTES)];
             assertEquals(0, libc.mincore(BufferUtil.address(mapping), length, vector));
             long cached = 0;
             for (final byte page : vector)

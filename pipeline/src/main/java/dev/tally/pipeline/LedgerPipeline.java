@@ -2,7 +2,6 @@ package dev.tally.pipeline;
 
 import com.lmax.disruptor.BatchEventProcessor;
 import com.lmax.disruptor.BatchEventProcessorBuilder;
-import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
@@ -14,7 +13,6 @@ import com.lmax.disruptor.dsl.EventProcessorFactory;
 import com.lmax.disruptor.dsl.ProducerType;
 import dev.tally.journal.Durability;
 import dev.tally.journal.CommandLog;
-import dev.tally.journal.Journal;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.Ledger;
 import java.util.Arrays;

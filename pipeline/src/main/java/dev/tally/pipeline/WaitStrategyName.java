@@ -52,7 +52,8 @@ public enum WaitStrategyName
             case YIELDING: return new YieldingWaitStrategy();
             case BUSY_SPIN: return new BusySpinWaitStrategy();
             case BLOCKING:
-            default: return new BlockingWaitStrategy();
+            default:
+                return new BlockingWaitStrategy();
         }
     }
 }

@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * Spin briefly, then park until a thread that makes this stage's input available wakes it: the
  * publishers wake the journaler (the ring calls {@link #signalAllWhenBlocking()} on every publish), the
  * journaler wakes the business thread once its batch is appended and the responder once it is forced, and the
- * business thread wakes the responder ({@link StageHandoff}); the responder goes on once both have passed. A shutdown alerts the stages' barriers and calls {@link #wakeAll()}. A timed park
- * ({@code parkMaxNs}) is only the safety net.
+ * business thread wakes the responder ({@link StageHandoff}); the responder goes on once both have passed. A shutdown
+ * alerts the stages' barriers and calls {@link #wakeAll()}. A timed park ({@code parkMaxNs}) is only the safety net.
  *
  * <p>Why, against {@link BackoffWaitStrategy}: there a stage waiting through a journaler {@code fdatasync}
  * wakes on its own timer, several times for nothing or up to a park (≥ 50 µs of timer slack) late, once per

@@ -166,11 +166,12 @@ public final class SnapshotDirectory
         final long index = image.lastJournalIndex();
         final Path temp = directory.resolve(TEMP_PREFIX + index + "-" + ProcessHandle.current().pid() + ".tmp");
         final Path target = fileFor(index);
-        // Locked until renamed: another process opening this folder (tally snapshot beside a running
-        // server, in whatever pid namespace) sees the lock and leaves the file alone.
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE); FileLock writing = out.lock())
+            StandardOpenOption.WRITE))
         {
+            // Locked until renamed (closing the channel releases the lock): another process opening this folder
+            // (tally snapshot beside a running server, in whatever pid namespace) sees the lock and leaves the file alone.
+            out.lock();
             format.write(image, stateHash, out);
             out.force(true);
             SnapshotFaults.pause(SnapshotFaults.WRITE_PAUSE_MS);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +27,9 @@ class SnapshotDirectoryTest
         final Path otherProcess = Files.createFile(dir.resolve(".snapshot-90-1.tmp"));
         final Path thisProcess = Files.createFile(dir.resolve(".snapshot-100-1.tmp"));
         final Process holder = holdLockInAnotherProcess(otherProcess);
-        try (FileChannel channel = FileChannel.open(thisProcess, StandardOpenOption.WRITE); FileLock writing = channel.lock())
+        try (FileChannel channel = FileChannel.open(thisProcess, StandardOpenOption.WRITE))
         {
+            channel.lock();   // held until the channel closes, as SnapshotDirectory.write holds its own
             SnapshotDirectory.open(dir, 3);
 
             assertTrue(Files.notExists(leftover), "a crash's leftover is deleted");
@@ -84,8 +84,9 @@ class SnapshotDirectoryTest
     {
         public static void main(final String[] args) throws Exception
         {
-            try (FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.WRITE); FileLock lock = channel.lock())
+            try (FileChannel channel = FileChannel.open(Path.of(args[0]), StandardOpenOption.WRITE))
             {
+                channel.lock();   // held until the channel closes
                 System.out.println("locked");
                 System.out.flush();
                 Thread.sleep(60_000);

@@ -1,7 +1,5 @@
 package dev.tally.gateway.api;
 
-import dev.tally.gateway.api.Operation;
-
 /**
  * Every member a request body may carry, across all operations. Each has one JSON type, so a body can be
  * parsed before its operation is known (a batch operation's {@code "op"} may follow its {@code "body"});

@@ -2,9 +2,6 @@ package dev.tally.gateway.api;
 
 import dev.tally.gateway.api.json.Money;
 import dev.tally.gateway.api.json.CharSlice;
-import dev.tally.gateway.api.IdempotencyKey;
-import dev.tally.gateway.api.Operation;
-import dev.tally.gateway.api.Rejection;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.gateway.api.routing.ResourceId;
 

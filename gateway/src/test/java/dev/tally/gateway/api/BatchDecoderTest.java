@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class BatchDecoderTest
 {
-    private static final String TRANSFER_OP = "{\"op\":\"transfer\",\"idempotencyKey\":\"k%d\",\"body\":{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}}";
+    private static final String TRANSFER_OP =
+        "{\"op\":\"transfer\",\"idempotencyKey\":\"k%d\",\"body\":{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}}";
 
     private final RequestDecoder decoder = new RequestDecoder();
     private final Command[] commands = Requests.commands();

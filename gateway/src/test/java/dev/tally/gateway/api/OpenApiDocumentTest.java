@@ -1,6 +1,5 @@
 package dev.tally.gateway.api;
 
-import dev.tally.gateway.api.Metadata;
 import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.gateway.api.routing.Route;

@@ -6,7 +6,6 @@ import dev.tally.gateway.api.routing.RouteMatch;
 
 import dev.tally.gateway.api.routing.Route;
 
-import dev.tally.gateway.api.Operation;
 import dev.tally.gateway.api.problem.ProblemType;
 
 import org.junit.jupiter.api.Test;

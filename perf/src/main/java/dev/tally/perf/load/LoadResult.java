@@ -105,7 +105,8 @@ final class LoadResult
         if (spec.mode() == Mode.OPEN)
         {
             out.printf(Locale.ROOT, "  send lag (us)   %s  [client lateness against the schedule]%n", percentiles(stats.sendLagUs));
-            out.printf(Locale.ROOT, "  open loop       rate %,d/s; %,d requests waited for a free connection; %,d warmup requests dropped at the window start; %,d due but never sent%s%n",
+            out.printf(Locale.ROOT, "  open loop       rate %,d/s; %,d requests waited for a free connection; " +
+                "%,d warmup requests dropped at the window start; %,d due but never sent%s%n",
                 spec.rateRps(), stats.waitedForConnection, stats.warmupBacklogDropped, stats.unsent,
                 saturated() ? " - THE SYSTEM DID NOT KEEP UP: this rate is above its capacity" : "");
         }

@@ -44,6 +44,10 @@ public final class PipelineJournaledThroughputTest
     private static final int TRY = CurrencyCode.pack("TRY");
     private static final int PUBLISH_BATCH = 64;
 
+    private PipelineJournaledThroughputTest()
+    {
+    }
+
     public static void main(final String[] args) throws Exception
     {
         System.setProperty("chronicle.analytics.disable", "true");
@@ -133,7 +137,7 @@ public final class PipelineJournaledThroughputTest
             for (int i = 0; i < debits.length; i++)
             {
                 debits[i] = 2 + random.nextInt(accounts);
-                int credit = 2 + random.nextInt(accounts);
+                final int credit = 2 + random.nextInt(accounts);
                 credits[i] = credit == debits[i] ? (credit == accounts + 1 ? 2 : credit + 1) : credit;
             }
         }

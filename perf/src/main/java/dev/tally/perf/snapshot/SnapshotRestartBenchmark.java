@@ -59,6 +59,10 @@ public final class SnapshotRestartBenchmark
     /** The machine is shared: every phase also reports its CPU time, and the figure per CPU-second. */
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
+    private SnapshotRestartBenchmark()
+    {
+    }
+
     public static void main(final String[] args) throws Exception
     {
         System.setProperty("chronicle.analytics.disable", "true");

@@ -11,9 +11,10 @@ public final class DataFolderLockChild
 
     public static void main(final String[] args)
     {
-        try (DataFolderLock lock = DataFolderLock.acquire(Path.of(args[0]), "child"))
+        final Path folder = Path.of(args[0]);
+        try (DataFolderLock lock = DataFolderLock.acquire(folder, "child"))
         {
-            System.out.println("locked");
+            System.out.println(lock.covers(folder) ? "locked" : "locked, but the lock does not cover " + folder);
         }
         catch (final DataFolderInUseException ex)
         {

@@ -23,7 +23,8 @@ class DataFolderLockTest
     void shouldRefuseASecondLockInThisProcessUntilTheFirstIsReleased() throws Exception
     {
         final Path folder = dir.resolve("data");
-        try (DataFolderLock first = DataFolderLock.acquire(folder, "tally serve"))
+        final DataFolderLock first = DataFolderLock.acquire(folder, "tally serve");
+        try (first)
         {
             assertEquals(folder.toRealPath(), first.folder(), "created when missing");
             final DataFolderInUseException refused = assertThrows(DataFolderInUseException.class,
@@ -37,13 +38,13 @@ class DataFolderLockTest
             assertTrue(first.covers(folder.resolve("pg")));
             assertFalse(first.covers(dir), "the folder's parent is not the folder's");
             assertTrue(Files.readString(folder.resolve(DataFolderLock.FILE_NAME)).startsWith("pid=" + ProcessHandle.current().pid() + "\n"));
-
-            first.close();
-            assertFalse(first.covers(folder.resolve("pg")), "released");
-            try (DataFolderLock again = DataFolderLock.acquire(folder, "tally verify"))
-            {
-                assertTrue(again.covers(folder));
-            }
+        }
+        assertFalse(first.covers(folder.resolve("pg")), "released");
+        try (DataFolderLock again = DataFolderLock.acquire(folder, "tally verify"))
+        {
+            first.close();   // idempotent: closing the released lock again leaves the new holder's lock alone
+            assertTrue(again.covers(folder));
+            assertThrows(DataFolderInUseException.class, () -> DataFolderLock.acquire(folder, "tally snapshot"));
         }
     }
 
@@ -53,6 +54,7 @@ class DataFolderLockTest
         final Path folder = dir.resolve("data");
         try (DataFolderLock held = DataFolderLock.acquire(folder, "tally serve"))
         {
+            assertTrue(held.covers(folder));
             final List<String> output = lockInAnotherProcess(folder);
             assertEquals("refused", output.get(0), output.toString());
             assertTrue(output.get(1).startsWith("data folder " + folder.toRealPath() + " is in use by another process (pid " +

@@ -192,7 +192,8 @@ class OutboxRelayTest
         try (WebhookReceiver receiver = new WebhookReceiver(SECRET,
             (id, nth) -> id.equals(poison.toString()) ? new WebhookReceiver.Answer(500, 0) : WebhookReceiver.Answer.OK))
         {
-            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start())
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(receiver)).start();
+            try (relay)
             {
                 rows.awaitCount("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", 1, 5_000);
             }
@@ -390,7 +391,8 @@ class OutboxRelayTest
             // A generous request timeout: the counts below hold only if the healthy endpoint's first 200 is not lost to a
             // timeout on a busy machine (that would be a legitimate redelivery, at least once, and a flaky count here).
             final RelayConfig config = fastConfig(healthy.url(), URI.create(flaky.url() + "?second")).withTimings(10, 10_000, 30_000);
-            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), settings.apply(config)).start())
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), settings.apply(config)).start();
+            try (relay)
             {
                 rows.awaitAllPublished(10_000);
             }
@@ -498,7 +500,8 @@ class OutboxRelayTest
         try (WebhookReceiver healthy = new WebhookReceiver(SECRET, (id, nth) -> WebhookReceiver.Answer.OK);
              RawHttpEndpoint raw = new RawHttpEndpoint(id -> id.equals(refused.toString()) ? "HTTP/1.1 2" + '\0' + "00 OK" : "HTTP/1.1 200 OK"))
         {
-            try (OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(healthy.url(), raw.url())).start())
+            final OutboxRelay relay = new OutboxRelay(db.dataSource(), fastConfig(healthy.url(), raw.url())).start();
+            try (relay)
             {
                 rows.awaitCount("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", 1, 5_000);
                 rows.awaitCount("SELECT count(*) FROM webhook_deliveries WHERE NOT succeeded", 2, 5_000);

@@ -3,7 +3,6 @@ package dev.tally.server.cli;
 import dev.tally.gateway.ReactorFiles;
 import dev.tally.server.config.SettingSources;
 import dev.tally.gateway.http.NettyTransport;
-import dev.tally.server.ServerConfig;
 import dev.tally.journal.Durability;
 import java.io.IOException;
 import java.io.PrintWriter;

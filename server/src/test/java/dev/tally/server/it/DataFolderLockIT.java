@@ -183,6 +183,7 @@ class DataFolderLockIT
             big.ledger().withRetention(5_000, 5_000, 5_000), Servers.withoutTicks(), HttpLimits.defaults());
         try (TallyServer again = new TallyServer(other))
         {
+            assertEquals(other.ledger(), again.ledger().config());
             assertEquals(other.ledger(), LedgerRulesFile.read(dataDir), "the rules of the start that succeeded");
         }
     }

@@ -92,7 +92,7 @@ class FullRingOfLargeBatchesIT
             assertFalse(server.health().isHalted(), () -> "pipeline halted: " + server.health().haltReason());
             assertTrue(server.health().isReady());
             assertEquals(BATCH_SENDERS * ROUNDS, batchesAnswered.get(), () -> ringFull + " ring-full 503s");
-            assertEquals(200, Servers.client(server).account(BATCH_SENDERS * ROUNDS * (long) BATCH).status(), "the last account");
+            assertEquals(200, Servers.client(server).account(BATCH_SENDERS * ROUNDS * (long)BATCH).status(), "the last account");
         }
 
         // Disruptor batches of thousands of commands, each appended as several journal documents of at most 64 KiB:
@@ -109,7 +109,7 @@ class FullRingOfLargeBatchesIT
             });
             assertEquals(ReplayStatus.COMPLETE, replay.status(), replay::toString);
         }
-        assertEquals(BATCH_SENDERS * ROUNDS * (long) BATCH, created.get(), "account creations in the journal");
+        assertEquals(BATCH_SENDERS * ROUNDS * (long)BATCH, created.get(), "account creations in the journal");
     }
 
     /** @return "" when every batch was applied (after ring-full 503s, which apply nothing, and a retry), else what went wrong. */
@@ -159,7 +159,7 @@ class FullRingOfLargeBatchesIT
     /** {@value #BATCH} account creations with ids no other sender or round uses. */
     private static String accountsBatch(final int sender, final int round)
     {
-        final long firstId = 1 + ((long) sender * ROUNDS + round) * BATCH;
+        final long firstId = 1 + ((long)sender * ROUNDS + round) * BATCH;
         final StringBuilder json = new StringBuilder(BATCH * 120).append("{\"operations\":[");
         for (int i = 0; i < BATCH; i++)
         {

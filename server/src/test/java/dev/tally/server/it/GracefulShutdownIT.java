@@ -125,7 +125,7 @@ class GracefulShutdownIT
             try (java.sql.ResultSet count = query.executeQuery("SELECT count(*) FROM transfers"))
             {
                 assertTrue(count.next());
-                assertEquals((long) batches * perBatch, count.getLong(1), "every transfer of the burst is in PostgreSQL");
+                assertEquals((long)batches * perBatch, count.getLong(1), "every transfer of the burst is in PostgreSQL");
             }
         }
     }

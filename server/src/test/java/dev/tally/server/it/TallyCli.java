@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import picocli.CommandLine;
 
 /** Runs a {@code tally} subcommand in this JVM and captures what it prints (stdout, then stderr). */
 final class TallyCli

@@ -314,7 +314,9 @@ final class TallyProcess implements AutoCloseable
         try
         {
             final List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            return "---- " + log + " (last lines) ----\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 200), lines.size()).stream().filter(l -> !l.contains("EmbeddedPostgres")).collect(java.util.stream.Collectors.toList()));
+            final List<String> last = lines.subList(Math.max(0, lines.size() - 200), lines.size()).stream()
+                .filter(l -> !l.contains("EmbeddedPostgres")).collect(java.util.stream.Collectors.toList());
+            return "---- " + log + " (last lines) ----\n" + String.join("\n", last);
         }
         catch (final IOException e)
         {

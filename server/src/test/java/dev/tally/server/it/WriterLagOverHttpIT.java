@@ -31,7 +31,7 @@ class WriterLagOverHttpIT
     private static final int BATCH = LedgerLimits.BATCH_OPERATIONS_MAX;
     private static final long LAG_BOUND = WriterConfig.defaults().lagBoundCommands();
     /** Batches needed to pass the bound, and a margin. */
-    private static final int BATCHES_MAX = (int) (LAG_BOUND / BATCH) + 3;
+    private static final int BATCHES_MAX = (int)(LAG_BOUND / BATCH) + 3;
     private static final long CATCH_UP_MS = 30_000;
 
     @TempDir
@@ -73,7 +73,7 @@ class WriterLagOverHttpIT
                     }
                 }
                 assertTrue(refused != null, "no batch refused after " + admitted + " of " + BATCH + " commands each");
-                assertTrue((long) admitted * BATCH >= LAG_BOUND, "admitted while under the bound: " + admitted + " batches");
+                assertTrue((long)admitted * BATCH >= LAG_BOUND, "admitted while under the bound: " + admitted + " batches");
                 assertWriterLagging(refused);
                 assertWriterLagging(client.createAccount(2, TRY, false));
                 assertWriterLagging(client.transfer("lagging-transfer", 1, 1, "1.00", TRY, null));

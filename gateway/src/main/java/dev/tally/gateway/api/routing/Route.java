@@ -24,7 +24,8 @@ public enum Route
     METRICS("GET", "/metrics", null),
     /**
      * Asks for a snapshot now. Authenticated by the admin key alone (never a tenant's); without one a POST is
-     * answered 404 as an unknown path would (another method still gets 405: the router knows the path). It journals a SNAPSHOT command through the snapshotter, not from the request.
+     * answered 404 as an unknown path would (another method still gets 405: the router knows the path). It journals a
+     * SNAPSHOT command through the snapshotter, not from the request.
      */
     ADMIN_SNAPSHOT("POST", "/admin/snapshot", null);
 

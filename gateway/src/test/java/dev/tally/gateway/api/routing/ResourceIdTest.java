@@ -25,7 +25,8 @@ class ResourceIdTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "0", "01", "-1", "+1", "9223372036854775808", "9999999999999999999", "18446744073709551617", "99999999999999999999", "1.0", "1e3", " 1", "abc", "١"})
+    @ValueSource(strings = {"", "0", "01", "-1", "+1", "9223372036854775808", "9999999999999999999", "18446744073709551617",
+        "99999999999999999999", "1.0", "1e3", " 1", "abc", "١"})
     void shouldRejectAnythingElseAsAnAccountId(final String text)
     {
         assertEquals(ResourceId.INVALID_ACCOUNT_ID, ResourceId.parseAccountId(text));

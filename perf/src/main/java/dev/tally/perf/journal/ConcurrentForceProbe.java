@@ -1,4 +1,4 @@
-package dev.tally.journal;
+package dev.tally.perf.journal;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * latency.
  *
  * <pre>
- * ConcurrentForceProbe FILE SECONDS_PER_RUN APPEND_BYTES
+ * java -cp perf/target/benchmarks.jar dev.tally.perf.journal.ConcurrentForceProbe FILE SECONDS_PER_RUN APPEND_BYTES
  * </pre>
  */
 public final class ConcurrentForceProbe

@@ -1,9 +1,9 @@
-package dev.tally.persistence.perf;
+package dev.tally.perf.persistence;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.tally.ledger.id.Uuid7;
-import dev.tally.persistence.PostgresFixture;
 import dev.tally.persistence.db.Database;
+import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.outbox.OutboxRelay;
 import dev.tally.persistence.outbox.RelayConfig;
 import dev.tally.persistence.outbox.WebhookEndpoint;
@@ -36,9 +36,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * answers 204. Measures events/s from the relays' start to an empty outbox, the CPU the JVM used (relay +
  * receiver; PostgreSQL is a separate process) and how many TCP connections the receiver saw (reuse).
  *
+ * Run from the repository's root (PostgreSQL's data under {@code target/relay-harness-pg}):
  * <pre>
- * cd persistence && mvn -B -o -q test-compile exec:exec -Dharness.main=dev.tally.persistence.perf.RelayThroughputHarness \
- *     -Dharness.args="events=50000 batch=100 relays=1 eventsPerAggregate=1"
+ * mvn -B -q -pl perf -am package -DskipTests
+ * java -Xmx3g --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED -cp perf/target/benchmarks.jar \
+ *     dev.tally.perf.persistence.RelayThroughputHarness events=50000 batch=100 relays=1 eventsPerAggregate=1
  * </pre>
  */
 public final class RelayThroughputHarness
@@ -80,9 +82,11 @@ public final class RelayThroughputHarness
         receiver.setExecutor(receiverThreads);
         receiver.start();
 
-        try (PostgresFixture pg = PostgresFixture.start(RelayThroughputHarness.class))
+        // fsync off: the database is thrown away after the run
+        try (EmbeddedDatabase pg = EmbeddedDatabase.start(HarnessDirectory.fresh("relay-harness-pg"), 0, false);
+             Database db = Database.connect(pg))
         {
-            final Database db = pg.newDatabase();
+            db.migrate();
             insert(db, events, perAggregate);
             final RelayConfig config = RelayConfig.defaults(List.of(new WebhookEndpoint(
                 URI.create("http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks"), SECRET)))
@@ -162,12 +166,9 @@ public final class RelayThroughputHarness
     {
         for (final String arg : args)
         {
-            for (final String part : arg.split(" "))
+            if (arg.startsWith(name + "="))
             {
-                if (part.startsWith(name + "="))
-                {
-                    return Integer.parseInt(part.substring(name.length() + 1));
-                }
+                return Integer.parseInt(arg.substring(name.length() + 1));
             }
         }
         return defaultValue;

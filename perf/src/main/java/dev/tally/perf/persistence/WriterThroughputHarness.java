@@ -1,4 +1,4 @@
-package dev.tally.persistence.perf;
+package dev.tally.perf.persistence;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
@@ -8,7 +8,6 @@ import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.ResultCode;
-import dev.tally.persistence.PostgresFixture;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.verify.Verifier;
@@ -39,7 +38,12 @@ import java.util.SplittableRandom;
  *        └─ backs off while overLagBound() (the gateway's 503)
  * </pre>
  *
- * Run: {@code cd persistence && mvn -o -q test-compile exec:exec -Dharness.args="transfers=1000000 accounts=10000 mode=uniform"}.
+ * Run from the repository's root (PostgreSQL's data under {@code target/harness-pg}):
+ * <pre>
+ * mvn -B -q -pl perf -am package -DskipTests
+ * java -Xmx3g --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED -cp perf/target/benchmarks.jar \
+ *     dev.tally.perf.persistence.WriterThroughputHarness transfers=1000000 accounts=10000 mode=uniform
+ * </pre>
  * Arguments (key=value): {@code transfers} measured (default 1,000,000), {@code accounts} customer accounts
  * (10,000), {@code mode} uniform|hot (all credits to one 64-sub-balance account), {@code references} share of
  * transfers carrying a reference in percent (50), {@code batchRows} (20,000), {@code verify} true|false, and
@@ -79,10 +83,8 @@ public final class WriterThroughputHarness
         this.referencePercent = referencePercent;
     }
 
-    public static void main(final String[] arguments) throws Exception
+    public static void main(final String[] args) throws Exception
     {
-        // exec:exec passes -Dharness.args="a=1 b=2" as one argument: split it.
-        final String[] args = String.join(" ", arguments).trim().split("\\s+");
         final int transfers = intArg(args, "transfers", 1_000_000);
         final int accounts = intArg(args, "accounts", 10_000);
         final boolean hot = "hot".equals(arg(args, "mode", "uniform"));
@@ -91,8 +93,7 @@ public final class WriterThroughputHarness
         final boolean verify = Boolean.parseBoolean(arg(args, "verify", "true"));
         final boolean compare = Boolean.parseBoolean(arg(args, "compare", "false"));
 
-        final Path directory = Paths.get("target", "harness-pg").toAbsolutePath();
-        PostgresFixture.deleteRecursively(directory);
+        final Path directory = HarnessDirectory.fresh("harness-pg");
         try (EmbeddedDatabase pg = EmbeddedDatabase.start(directory);
              Database db = Database.connect(pg))
         {

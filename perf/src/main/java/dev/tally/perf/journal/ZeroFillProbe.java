@@ -1,4 +1,4 @@
-package dev.tally.journal;
+package dev.tally.perf.journal;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -12,12 +12,12 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * Why {@link AheadZeroFill} exists: times appends into a memory-mapped file and the {@code fdatasync}
+ * Why the journal's {@code AheadZeroFill} exists: times appends into a memory-mapped file and the {@code fdatasync}
  * after each batch, for a file that is sparse (as Chronicle grows its queue files), {@code fallocate}d,
  * or zero-filled and forced beforehand (see docs/JOURNAL.md, "Zero-fill ahead").
  *
  * <pre>
- * ZeroFillProbe DIR RECORD_BYTES RECORDS_PER_BATCH BATCHES
+ * java -cp perf/target/benchmarks.jar dev.tally.perf.journal.ZeroFillProbe DIR RECORD_BYTES RECORDS_PER_BATCH BATCHES
  * </pre>
  *
  * <p>Two rounds of the three layouts; one line each with the p50/p99/p99.9/max of a batch's appends and
