@@ -194,7 +194,8 @@ public final class DigestRing
 
     /**
      * Forgets records whose time is at or before {@code cutoffNs}, oldest first, at most {@code max} found ones (an
-     * {@link #unindex unindexed} record leaves on the way, uncounted), and only those the cold index already holds ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
+     * {@link #unindex unindexed} record leaves on the way, uncounted), and only those the cold index already holds
+     * ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
      *
      * @return records forgotten.
      */
