@@ -94,7 +94,9 @@ final class ColdIndexService implements AutoCloseable
 
     private void onUnit(final Ledger ledger, final Command lastCommand)
     {
-        recorder.beginUnit(lastCommand.journalIndex, lastCommand.timestampNs);
+        // no command: the replay's end rolled back an atomic batch the journal ends inside, an empty unit up to its last index
+        recorder.beginUnit(lastCommand == null ? ledger.lastJournalIndex() : lastCommand.journalIndex,
+            lastCommand == null ? ledger.nowNs() : lastCommand.timestampNs);
         ledger.fileCold(recorder);
         recorder.endUnit();
     }
