@@ -18,6 +18,9 @@ public interface CommandLog
      */
     long stampAndStage(Command command, long clockNs);
 
+    /** @return the index the next {@link #stampAndStage} gives. */
+    long nextIndex();
+
     /** @return true when the next append may have no room for another command: {@link #appendStaged()} first. */
     boolean stagingFull();
 

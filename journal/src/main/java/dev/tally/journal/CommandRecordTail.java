@@ -13,15 +13,18 @@ import org.agrona.MutableDirectBuffer;
  * <pre>
  * offset size  field
  *      f    1  flags              u8   bit 0 atomic, bit 1 debitsMustNotExceedCredits, bit 2 referenceTaken,
- *                                      bit 3 referenceUnchecked, bit 4 metadata
+ *                                      bit 3 referenceUnchecked, bit 4 metadata, bit 5 coldKeyFound,
+ *                                      bit 6 coldTransferFound, bit 7 coldUnchecked
  *    f+1    1  referenceLength    u8   0..{@link LedgerLimits#REFERENCE_LENGTH_MAX}
  *    f+2    n  reference               n = referenceLength ASCII bytes
  *  f+2+n    2  metadataLength     u16  1..{@link LedgerLimits#METADATA_LENGTH_MAX}, only with flag bit 4
  *  f+4+n    m  metadata                m = metadataLength bytes (canonical JSON, UTF-8), only with flag bit 4
+ *      c   80  coldKey                 {@link LedgerLimits#COLD_KEY_LONGS} i64, only with flag bit 5
+ *   c+80   96  coldTransfer            {@link LedgerLimits#COLD_TRANSFER_LONGS} i64, only with flag bit 6 (c+0 without bit 5)
  * </pre>
  *
- * A record without flag bits 2 (with the stored transfer's id in {@code targetIdHi/Lo}), 3 or 4 reads them as false
- * and has no metadata, so journals whose records never set them read as they were written.
+ * A record without flag bits 2 (with the stored transfer's id in {@code targetIdHi/Lo}) to 7 reads them as false, with
+ * no metadata and no cold records, so journals whose records never set them read as they were written.
  */
 final class CommandRecordTail
 {
@@ -31,6 +34,16 @@ final class CommandRecordTail
     static final int FLAG_REFERENCE_UNCHECKED = 1 << 3;
     /** A transfer's metadata follows the reference text (its length first, u16). */
     static final int FLAG_METADATA = 1 << 4;
+    /** The journal stage found the command's key in the cold index; its record follows the metadata. */
+    static final int FLAG_COLD_KEY = 1 << 5;
+    /** The journal stage found the reversed transfer in the cold index; its record follows (after the key's). */
+    static final int FLAG_COLD_TRANSFER = 1 << 6;
+    /** The cold index did not answer the journal stage about this command. */
+    static final int FLAG_COLD_UNCHECKED = 1 << 7;
+    static final int COLD_KEY_BYTES = LedgerLimits.COLD_KEY_LONGS * Long.BYTES;
+    static final int COLD_TRANSFER_BYTES = LedgerLimits.COLD_TRANSFER_LONGS * Long.BYTES;
+    /** Bytes the cold records take at most. */
+    static final int COLD_BYTES_MAX = COLD_KEY_BYTES + COLD_TRANSFER_BYTES;
     static final int METADATA_LENGTH_SIZE = Short.BYTES;
     /** Bytes of the tail with no reference text and no metadata: flags and reference length. */
     static final int LENGTH_MIN = 2 * Byte.BYTES;
@@ -62,7 +75,18 @@ final class CommandRecordTail
     /** @return bytes the tail of {@code command} takes. */
     static int length(final Command command)
     {
-        return LENGTH_MIN + command.referenceLength + metadataBytes(command.metadataLength);
+        return LENGTH_MIN + command.referenceLength + metadataBytes(command.metadataLength) + coldBytes(command);
+    }
+
+    /** @return bytes the cold records of {@code command} take. */
+    static int coldBytes(final Command command)
+    {
+        return (command.coldKeyFound ? COLD_KEY_BYTES : 0) + (command.coldTransferFound ? COLD_TRANSFER_BYTES : 0);
+    }
+
+    private static int coldBytes(final int flags)
+    {
+        return ((flags & FLAG_COLD_KEY) != 0 ? COLD_KEY_BYTES : 0) + ((flags & FLAG_COLD_TRANSFER) != 0 ? COLD_TRANSFER_BYTES : 0);
     }
 
     /** @return bytes the metadata takes in a record: none without metadata, else its length field and itself. */
@@ -85,7 +109,38 @@ final class CommandRecordTail
             buffer.putShort(metadataAt, (short)metadataLength, BYTE_ORDER);
             buffer.putBytes(metadataAt + METADATA_LENGTH_SIZE, command.metadata.array(), 0, metadataLength);
         }
-        return LENGTH_MIN + referenceLength + metadataBytes(metadataLength);
+        int coldAt = at + LENGTH_MIN + referenceLength + metadataBytes(metadataLength);
+        if (command.coldKeyFound)
+        {
+            coldAt = putLongs(buffer, coldAt, command.coldKey);
+        }
+        if (command.coldTransferFound)
+        {
+            coldAt = putLongs(buffer, coldAt, command.coldTransfer);
+        }
+        return coldAt - at;
+    }
+
+    private static int putLongs(final MutableDirectBuffer buffer, final int at, final long[] values)
+    {
+        int cursor = at;
+        for (final long value : values)
+        {
+            buffer.putLong(cursor, value, BYTE_ORDER);
+            cursor += Long.BYTES;
+        }
+        return cursor;
+    }
+
+    private static int getLongs(final DirectBuffer buffer, final int at, final long[] into)
+    {
+        int cursor = at;
+        for (int i = 0; i < into.length; i++)
+        {
+            into[i] = buffer.getLong(cursor, BYTE_ORDER);
+            cursor += Long.BYTES;
+        }
+        return cursor;
     }
 
     private static byte flags(final Command command)
@@ -111,13 +166,25 @@ final class CommandRecordTail
         {
             flags |= FLAG_METADATA;
         }
+        if (command.coldKeyFound)
+        {
+            flags |= FLAG_COLD_KEY;
+        }
+        if (command.coldTransferFound)
+        {
+            flags |= FLAG_COLD_TRANSFER;
+        }
+        if (command.coldUnchecked)
+        {
+            flags |= FLAG_COLD_UNCHECKED;
+        }
         return (byte)flags;
     }
 
     /**
      * Checks the tail at {@code offset + tailOffset} against the record's announced length: the reference length, the
-     * metadata length (1..{@link LedgerLimits#METADATA_LENGTH_MAX}, with flag bit 4 only), and that the lengths add up
-     * to the record's.
+     * metadata length (1..{@link LedgerLimits#METADATA_LENGTH_MAX}, with flag bit 4 only), and that the lengths, the cold
+     * records' included, add up to the record's.
      *
      * @return the metadata length (0: none), or -1 when the record is {@link DecodeStatus#BAD_LENGTH}.
      */
@@ -144,7 +211,7 @@ final class CommandRecordTail
                 return -1;
             }
         }
-        return bytesBeforeMetadata + metadataBytes(metadataLength) == recordLength ? metadataLength : -1;
+        return bytesBeforeMetadata + metadataBytes(metadataLength) + coldBytes(flags) == recordLength ? metadataLength : -1;
     }
 
     /** Reads the tail at {@code at} into {@code command}; {@link #checkedMetadataLength} passed it first. */
@@ -157,6 +224,9 @@ final class CommandRecordTail
         command.debitsMustNotExceedCredits = (flags & FLAG_DEBITS_MUST_NOT_EXCEED_CREDITS) != 0;
         command.referenceTaken = (flags & FLAG_REFERENCE_TAKEN) != 0;
         command.referenceUnchecked = (flags & FLAG_REFERENCE_UNCHECKED) != 0;
+        command.coldKeyFound = (flags & FLAG_COLD_KEY) != 0;
+        command.coldTransferFound = (flags & FLAG_COLD_TRANSFER) != 0;
+        command.coldUnchecked = (flags & FLAG_COLD_UNCHECKED) != 0;
         command.referenceLength = referenceLength;
         buffer.getBytes(referenceAt, command.reference, 0, referenceLength);
         command.metadataLength = metadataLength;
@@ -164,6 +234,15 @@ final class CommandRecordTail
         {
             buffer.getBytes(referenceAt + referenceLength + METADATA_LENGTH_SIZE, command.metadata.reserve(metadataLength), 0,
                 metadataLength);
+        }
+        int coldAt = referenceAt + referenceLength + metadataBytes(metadataLength);
+        if (command.coldKeyFound)
+        {
+            coldAt = getLongs(buffer, coldAt, command.coldKey);
+        }
+        if (command.coldTransferFound)
+        {
+            getLongs(buffer, coldAt, command.coldTransfer);
         }
     }
 }

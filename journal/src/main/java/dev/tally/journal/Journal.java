@@ -262,6 +262,12 @@ public final class Journal implements CommandLog, AutoCloseable
         return index;
     }
 
+    @Override
+    public long nextIndex()
+    {
+        return stagedLastIndex + 1;
+    }
+
     /** @return true when the next document may have no room for another record: {@link #appendStaged()} first. */
     @Override
     public boolean stagingFull()

@@ -141,6 +141,7 @@ final class Layout1Reader
         command.referenceHi = buffer.getLong(offset + REFERENCE_HI_OFFSET, BYTE_ORDER);
         command.referenceLo = buffer.getLong(offset + REFERENCE_LO_OFFSET, BYTE_ORDER);
         command.subBalances = buffer.getInt(offset + SUB_BALANCES_OFFSET, BYTE_ORDER);
+        command.coldWatermark = 0;   // layout 1 predates the cold index
         CommandRecordTail.read(buffer, offset + FLAGS_OFFSET, metadataLength, command);
         return DecodeStatus.OK;
     }

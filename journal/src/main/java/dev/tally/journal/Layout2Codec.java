@@ -19,8 +19,8 @@ import org.agrona.MutableDirectBuffer;
  * plus its text) where version 1 takes 162: fewer bytes for the journaler to copy, page in, checksum and force.
  *
  * <p>A record that follows another in the same journal document ({@code following}) does not repeat what the batch
- * shares: bit 21 says its journal index is the one before's + 1, bits 22 to 25 that its time, tenant, batch size and
- * currency are the one before's. A transfer of a batch request then takes 78 bytes. Such a record is read only right
+ * shares: bit 21 says its journal index is the one before's + 1, bits 22 to 25 and 27 that its time, tenant, batch
+ * size, currency and cold watermark are the one before's. A transfer of a batch request then takes 78 bytes. Such a record is read only right
  * after the one before it; the first record of a document has none of these bits.
  *
  * <pre>
@@ -28,8 +28,8 @@ import org.agrona.MutableDirectBuffer;
  *      0    1  version                    u8   = {@link #VERSION} (2)
  *      1    1  record type                u8   {@link CommandType#code()}
  *      2    2  record length              u16
- *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..25: the field is as
- *                                              in the record before, in the same document (see above); 26..31 clear
+ *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..25 and 27: the field
+ *                                              is as in the record before, in the same document (see above); 28..31 clear
  *      8       fields                          each present field, in the order of this list, at its size:
  *                                              0 batchSize i32, 1 journalIndex i64, 2 timestampNs i64, 3 tenantId i64,
  *                                              4 keyHi i64, 5 keyLo i64, 6 fingerprintHi i64, 7 fingerprintLo i64,
@@ -37,7 +37,7 @@ import org.agrona.MutableDirectBuffer;
  *                                              11 debitAccountId i64, 12 creditAccountId i64, 13 amountMinor i64,
  *                                              14 overdraftLimitMinor i64, 15 targetIdHi i64, 16 targetIdLo i64,
  *                                              17 holdTimeoutMs i64, 18 referenceHi i64, 19 referenceLo i64,
- *                                              20 subBalances i32; an absent field reads as 0
+ *                                              20 subBalances i32, 26 coldWatermark i64; an absent field reads as 0
  *      f    1  flags                      u8   as in version 1 ({@link CommandRecordTail})
  *    f+1    1  referenceLength            u8
  *    f+2    n  reference
@@ -82,8 +82,10 @@ final class Layout2Codec
     static final int FIELD_REFERENCE_HI = 18;
     static final int FIELD_REFERENCE_LO = 19;
     static final int FIELD_SUB_BALANCES = 20;
+    /** The cold index's watermark the journal stage read (bits 21 to 25 are the "as before" bits). */
+    static final int FIELD_COLD_WATERMARK = 26;
     /** The bits of {@code present} that announce a field. */
-    static final int FIELD_BITS = (1 << (FIELD_SUB_BALANCES + 1)) - 1;
+    static final int FIELD_BITS = (1 << (FIELD_SUB_BALANCES + 1)) - 1 | 1 << FIELD_COLD_WATERMARK;
     /**
      * Bits of {@code present} for a record that follows another in the same document: the field is not written, it is
      * the previous record's (the journal index: the previous one's + 1). A record never has both such a bit and the
@@ -94,20 +96,22 @@ final class Layout2Codec
     static final int SAME_TENANT_ID = 1 << 23;
     static final int SAME_BATCH_SIZE = 1 << 24;
     static final int SAME_CURRENCY = 1 << 25;
-    static final int AS_BEFORE_BITS = SEQUEL_JOURNAL_INDEX | SAME_TIMESTAMP_NS | SAME_TENANT_ID | SAME_BATCH_SIZE | SAME_CURRENCY;
+    static final int SAME_COLD_WATERMARK = 1 << 27;
+    static final int AS_BEFORE_BITS =
+        SEQUEL_JOURNAL_INDEX | SAME_TIMESTAMP_NS | SAME_TENANT_ID | SAME_BATCH_SIZE | SAME_CURRENCY | SAME_COLD_WATERMARK;
     /** The fields of four bytes; the others take eight. */
     static final int INT_FIELD_BITS =
         1 << FIELD_BATCH_SIZE | 1 << FIELD_BATCH_POSITION | 1 << FIELD_CURRENCY | 1 << FIELD_SUB_BALANCES;
-    /** Bytes of the fields when every one is present, 17 longs and 4 ints (a compile-time constant). */
-    static final int FIELDS_LENGTH_MAX = 17 * Long.BYTES + 4 * Integer.BYTES;
+    /** Bytes of the fields when every one is present, 18 longs and 4 ints (a compile-time constant). */
+    static final int FIELDS_LENGTH_MAX = 18 * Long.BYTES + 4 * Integer.BYTES;
     /** Bytes of everything but the fields, the reference text and the metadata. */
     static final int FRAME_LENGTH = FIELDS_OFFSET + CommandRecordTail.LENGTH_MIN + RecordHeader.CHECKSUM_SIZE;
 
     /** Bytes of the smallest record: no field, no reference. */
     static final int ENCODED_LENGTH_MIN = FRAME_LENGTH;
-    /** Bytes of the largest record: every field, a full-length reference and the most metadata. */
-    static final int ENCODED_LENGTH_MAX = FRAME_LENGTH + FIELDS_LENGTH_MAX +
-        LedgerLimits.REFERENCE_LENGTH_MAX + CommandRecordTail.METADATA_LENGTH_SIZE + LedgerLimits.METADATA_LENGTH_MAX;
+    /** Bytes of the largest record: every field, a full-length reference, the most metadata and both cold records. */
+    static final int ENCODED_LENGTH_MAX = FRAME_LENGTH + FIELDS_LENGTH_MAX + LedgerLimits.REFERENCE_LENGTH_MAX +
+        CommandRecordTail.METADATA_LENGTH_SIZE + LedgerLimits.METADATA_LENGTH_MAX + CommandRecordTail.COLD_BYTES_MAX;
 
     private final RecordChecksum checksum;
     /** Where the next field goes, or comes from, and which fields are present. */
@@ -126,7 +130,7 @@ final class Layout2Codec
     static int encodedLength(final Command command)
     {
         return FRAME_LENGTH + fieldsLength(presentFields(command)) + command.referenceLength +
-            CommandRecordTail.metadataBytes(command.metadataLength);
+            CommandRecordTail.metadataBytes(command.metadataLength) + CommandRecordTail.coldBytes(command);
     }
 
     /** @return the bits of the fields of {@code command} that are not zero: the ones this layout writes. */
@@ -142,7 +146,8 @@ final class Layout2Codec
             bit(FIELD_OVERDRAFT_LIMIT_MINOR, command.overdraftLimitMinor != 0) |
             bit(FIELD_TARGET_ID_HI, command.targetIdHi != 0) | bit(FIELD_TARGET_ID_LO, command.targetIdLo != 0) |
             bit(FIELD_HOLD_TIMEOUT_MS, command.holdTimeoutMs != 0) | bit(FIELD_REFERENCE_HI, command.referenceHi != 0) |
-            bit(FIELD_REFERENCE_LO, command.referenceLo != 0) | bit(FIELD_SUB_BALANCES, command.subBalances != 0);
+            bit(FIELD_REFERENCE_LO, command.referenceLo != 0) | bit(FIELD_SUB_BALANCES, command.subBalances != 0) |
+            bit(FIELD_COLD_WATERMARK, command.coldWatermark != 0);
     }
 
     private static int bit(final int field, final boolean set)
@@ -162,7 +167,8 @@ final class Layout2Codec
     {
         return bit(FIELD_JOURNAL_INDEX, (asBefore & SEQUEL_JOURNAL_INDEX) != 0) |
             bit(FIELD_TIMESTAMP_NS, (asBefore & SAME_TIMESTAMP_NS) != 0) | bit(FIELD_TENANT_ID, (asBefore & SAME_TENANT_ID) != 0) |
-            bit(FIELD_BATCH_SIZE, (asBefore & SAME_BATCH_SIZE) != 0) | bit(FIELD_CURRENCY, (asBefore & SAME_CURRENCY) != 0);
+            bit(FIELD_BATCH_SIZE, (asBefore & SAME_BATCH_SIZE) != 0) | bit(FIELD_CURRENCY, (asBefore & SAME_CURRENCY) != 0) |
+            bit(FIELD_COLD_WATERMARK, (asBefore & SAME_COLD_WATERMARK) != 0);
     }
 
     /**
@@ -204,6 +210,7 @@ final class Layout2Codec
         putLong(buffer, FIELD_REFERENCE_HI, command.referenceHi);
         putLong(buffer, FIELD_REFERENCE_LO, command.referenceLo);
         putInt(buffer, FIELD_SUB_BALANCES, command.subBalances);
+        putOrSame(buffer, FIELD_COLD_WATERMARK, command.coldWatermark, before, SAME_COLD_WATERMARK);
         final int recordLength = cursor - offset + CommandRecordTail.write(buffer, cursor, command) + RecordHeader.CHECKSUM_SIZE;
         buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION);
         buffer.putByte(offset + RecordHeader.RECORD_TYPE_OFFSET, (byte)command.type.code());
@@ -339,6 +346,8 @@ final class Layout2Codec
         command.referenceHi = getLong(buffer, FIELD_REFERENCE_HI);
         command.referenceLo = getLong(buffer, FIELD_REFERENCE_LO);
         command.subBalances = getInt(buffer, FIELD_SUB_BALANCES);
+        command.coldWatermark = (presentBits & SAME_COLD_WATERMARK) != 0 ? decoded.coldWatermark :
+            getLong(buffer, FIELD_COLD_WATERMARK);
         CommandRecordTail.read(buffer, offset + tailOffset, metadataLength, command);
         return DecodeStatus.OK;
     }
@@ -374,9 +383,11 @@ final class Layout2Codec
         long tenantId;
         int batchSize;
         int currency;
+        long coldWatermark;
 
         void set(final Command command)
         {
+            coldWatermark = command.coldWatermark;
             known = true;
             journalIndex = command.journalIndex;
             timestampNs = command.timestampNs;
@@ -398,6 +409,8 @@ final class Layout2Codec
                     return tenantId;
                 case SAME_BATCH_SIZE:
                     return batchSize;
+                case SAME_COLD_WATERMARK:
+                    return coldWatermark;
                 default:
                     return currency;
             }

@@ -32,9 +32,13 @@ class CommandCodecTest
     @EnumSource(CommandType.class)
     void shouldRoundTripEveryCommandTypeInEveryLayout(final CommandType type)
     {
-        final Command original = TestCommands.random(type, new Random(type.code()));
         for (final int layoutVersion : new int[] {CommandCodec.VERSION, CommandCodec.VERSION_1})
         {
+            final Command original = TestCommands.random(type, new Random(type.code()));
+            if (layoutVersion == CommandCodec.VERSION_1)
+            {
+                TestCommands.withoutColdFields(original);
+            }
             final int length = encode(layoutVersion, original, 3);
             final Command decoded = new Command();
 
@@ -92,7 +96,9 @@ class CommandCodecTest
         final Command first = TestCommands.plainTransfer(20, "");
         first.journalIndex = 41;
         first.batchSize = 100;
+        first.coldWatermark = 37;
         final Command second = TestCommands.plainTransfer(21, "");
+        second.coldWatermark = first.coldWatermark;
         second.journalIndex = 42;
         second.timestampNs = first.timestampNs;
         second.tenantId = first.tenantId;
@@ -103,8 +109,9 @@ class CommandCodecTest
         final int firstLength = codec.encode(first, buffer, 0);
         final int secondLength = codec.encodeFollowing(second, buffer, firstLength);
 
-        assertEquals(14 + 92, firstLength, "stands alone");
-        assertEquals(14 + 92 + 4 - 32, secondLength, "its batch position, but not its index, time, tenant, batch size, currency");
+        assertEquals(14 + 92 + 8, firstLength, "stands alone");
+        assertEquals(14 + 92 + 4 - 32, secondLength,
+            "its batch position, but not its index, time, tenant, batch size, currency, cold watermark");
         final int present = buffer.getInt(firstLength + Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
         assertEquals(Layout2Codec.AS_BEFORE_BITS, present & Layout2Codec.AS_BEFORE_BITS);
         assertEquals(0, present & Layout2Codec.fieldBitsOf(Layout2Codec.AS_BEFORE_BITS));
@@ -201,7 +208,8 @@ class CommandCodecTest
     void shouldWriteOnlyReferenceLengthBytesOfTheReference()
     {
         final Command command = TestCommands.transfer(1, "x");
-        command.batchPosition = 1;   // now every field is set
+        command.batchPosition = 1;
+        command.coldWatermark = 5;   // now every field is set
         command.reference[1] = 'y';
         assertEquals(Layout2Codec.FIELDS_LENGTH_MAX, Layout2Codec.fieldsLength(Layout2Codec.FIELD_BITS));
         final int everyField = Layout2Codec.FRAME_LENGTH + Layout2Codec.FIELDS_LENGTH_MAX;
@@ -215,8 +223,11 @@ class CommandCodecTest
         assertEquals(everyField + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
         command.metadata.reserve(LedgerLimits.METADATA_LENGTH_MAX);
         command.metadataLength = LedgerLimits.METADATA_LENGTH_MAX;
+        command.coldKeyFound = true;
+        command.coldTransferFound = true;
         assertEquals(CommandCodec.ENCODED_LENGTH_MAX, codec.encode(command, buffer, 0));
-        assertEquals(CommandCodec.ENCODED_LENGTH_MAX - 4, version1.encode(command, buffer, 0), "version 1 has no present bits");
+        assertEquals(CommandCodec.ENCODED_LENGTH_MAX - 4 - 8, version1.encode(command, buffer, 0),
+            "version 1 has no present bits and no cold watermark");
 
         final Command empty = new Command();
         empty.type = CommandType.TRANSFER;

@@ -56,6 +56,28 @@ final class TestCommands
         final byte[] metadata = new byte[random.nextBoolean() ? 0 : 1 + random.nextInt(LedgerLimits.METADATA_LENGTH_MAX)];
         random.nextBytes(metadata);   // opaque to the journal: any bytes
         command.metadata(metadata, metadata.length);
+        command.coldWatermark = random.nextLong();
+        command.coldKeyFound = random.nextBoolean();
+        for (int i = 0; i < command.coldKey.length; i++)
+        {
+            command.coldKey[i] = random.nextLong();
+        }
+        command.coldTransferFound = random.nextBoolean();
+        for (int i = 0; i < command.coldTransfer.length; i++)
+        {
+            command.coldTransfer[i] = random.nextLong();
+        }
+        command.coldUnchecked = random.nextBoolean();
+        return command;
+    }
+
+    /** {@code command} without what layout 1 predates: the cold index's watermark and what it found. */
+    static Command withoutColdFields(final Command command)
+    {
+        command.coldWatermark = 0;
+        command.coldKeyFound = false;
+        command.coldTransferFound = false;
+        command.coldUnchecked = false;
         return command;
     }
 
@@ -74,6 +96,7 @@ final class TestCommands
         System.arraycopy(bytes, 0, command.reference, 0, bytes.length);
         command.referenceLength = bytes.length;
         command.metadataLength = 0;
+        withoutColdFields(command);
         command.batchSize = 1;
         command.batchPosition = 0;
         return command;
@@ -158,6 +181,18 @@ final class TestCommands
         assertEquals(expected.debitsMustNotExceedCredits, actual.debitsMustNotExceedCredits, "debitsMustNotExceedCredits");
         assertEquals(expected.referenceTaken, actual.referenceTaken, "referenceTaken");
         assertEquals(expected.referenceUnchecked, actual.referenceUnchecked, "referenceUnchecked");
+        assertEquals(expected.coldWatermark, actual.coldWatermark, "coldWatermark");
+        assertEquals(expected.coldKeyFound, actual.coldKeyFound, "coldKeyFound");
+        if (expected.coldKeyFound)
+        {
+            assertArrayEquals(expected.coldKey, actual.coldKey, "coldKey");
+        }
+        assertEquals(expected.coldTransferFound, actual.coldTransferFound, "coldTransferFound");
+        if (expected.coldTransferFound)
+        {
+            assertArrayEquals(expected.coldTransfer, actual.coldTransfer, "coldTransfer");
+        }
+        assertEquals(expected.coldUnchecked, actual.coldUnchecked, "coldUnchecked");
         assertEquals(expected.overdraftLimitMinor, actual.overdraftLimitMinor, "overdraftLimitMinor");
         assertEquals(expected.targetIdHi, actual.targetIdHi, "targetIdHi");
         assertEquals(expected.targetIdLo, actual.targetIdLo, "targetIdLo");

@@ -2,6 +2,7 @@ package dev.tally.ledger;
 
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.batch.UndoLog;
+import dev.tally.ledger.cold.ColdSink;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.effect.EffectLog;
@@ -61,6 +62,9 @@ public final class Ledger
     private final LedgerQueries queries;
     private final LedgerImage image;
     private final LedgerStats stats;
+    private final ColdFiling coldFiling;
+    /** How long a stored result answers a retry, in journaled nanoseconds (a key found in the cold index included). */
+    private final long keyRetentionNs;
 
     /** Keeps the values {@link #preload} reads, so that the JIT cannot drop those loads. */
     private long preloaded;
@@ -68,17 +72,19 @@ public final class Ledger
     public Ledger(final LedgerConfig config)
     {
         this.config = config;
+        keyRetentionNs = config.keyRetentionMs() * 1_000_000L;
         state = new LedgerState(config, undo);
         accounts = state.accounts;
         keys = state.keys;
         holds = state.holds;
-        postings = new Postings(state, effects, undo);
+        postings = new Postings(config, state, effects, undo);
         retention = new Retention(config, state);
         unit = new UnitOfWork(state, effects, undo, retention);
         invariants = new Invariants(state, effects);
         queries = new LedgerQueries(state);
         image = new LedgerImage(config, state);
         stats = new LedgerStats(config);
+        coldFiling = new ColdFiling(state, effects);
         publishStats();
     }
 
@@ -147,7 +153,15 @@ public final class Ledger
 
     private void applyKeyed(final Command c, final Result r)
     {
-        final int stored = keys.find(c.keyHi, c.keyLo);
+        int stored = keys.find(c.keyHi, c.keyLo);
+        if (stored >= 0 && c.timestampNs - keys.storedAtNs(stored) >= keyRetentionNs)
+        {
+            // Past its retention though no tick has expired it yet: expired, as it is in the cold index and as a smaller
+            // table would have let it go, so that the tables' sizes never change an outcome.
+            keys.forgetExpired(stored);
+            undo.record(UndoLog.KEY_FORGOTTEN, stored, 0, 0);
+            stored = -1;
+        }
         if (stored >= 0)
         {
             if (keys.fingerprintMatches(stored, c.fingerprintHi, c.fingerprintLo))
@@ -161,8 +175,29 @@ public final class Ledger
             unit.settle(c.batchPosition, r.code, false, -1);
             return;
         }
+        if (c.coldKeyFound && c.timestampNs - IdempotencyTable.coldStoredAtNs(c.coldKey) < keyRetentionNs)
+        {
+            // Memory let the key go; the journal stage found it in the cold index and journaled its record with the command.
+            // Inside its retention by the rule memory expires by: a key stored at t is forgotten once now - t reaches it.
+            if (IdempotencyTable.coldFingerprintMatches(c.coldKey, c.fingerprintHi, c.fingerprintLo))
+            {
+                IdempotencyTable.readCold(c.coldKey, r);
+            }
+            else
+            {
+                r.code = ResultCode.KEY_REUSED;
+            }
+            unit.settle(c.batchPosition, r.code, false, -1);
+            return;
+        }
+        if (c.coldUnchecked)
+        {
+            r.code = ResultCode.COLD_INDEX_UNAVAILABLE;   // not stored: a retry is decided afresh, once it can be asked
+            unit.settle(c.batchPosition, r.code, false, -1);
+            return;
+        }
         boolean applied = false;
-        if (!keys.hasRoom() || !unit.hasRoomForOperation())
+        if (!keys.makeRoom(c.coldWatermark) || !unit.hasRoomForOperation())
         {
             // Checked first: a linked failure is stored under its key too, so it needs a free slot.
             r.code = ResultCode.CAPACITY_EXCEEDED;
@@ -219,7 +254,7 @@ public final class Ledger
             expiredHolds++;
             hold = holds.earliest();
         }
-        retention.expire(c.timestampNs, max);
+        retention.expire(c.timestampNs, max, c.coldWatermark);
         r.code = ResultCode.OK;
         r.extra = expiredHolds;
     }
@@ -261,6 +296,17 @@ public final class Ledger
     public Result result(final int batchPosition)
     {
         return unit.result(batchPosition);
+    }
+
+    /**
+     * Files what the last unit added or changed (stored keys, references, transfers created or reversed) into the cold
+     * index's {@code sink}, from which the journal stage answers for them once memory has let them go. Call once per
+     * unit, when {@link #isUnitComplete()}, from the first unit applied on: a unit not filed is never filed.
+     * Allocation-free; business thread only.
+     */
+    public void fileCold(final ColdSink sink)
+    {
+        coldFiling.file(sink);
     }
 
     /** @return the effects of the last unit (entries, balances, events); final when {@link #isUnitComplete()}. */
@@ -338,6 +384,7 @@ public final class Ledger
         stats.publish(state.lastJournalIndex, state.nowNs, state.commandsApplied, state.transfersPosted,
             postings.hotAccountMoves(), accounts.count(), accounts.subBalanceCount(), keys.size(), state.references.size(),
             state.transfers.size(), holds.size(), holds.unknownCount(), holds.oldestUnknownTimestampNs());
+        stats.publishEvictions(keys.evicted(), state.references.evicted(), state.transfers.evicted(), state.coldTransfers.size());
         return stats;
     }
 
@@ -453,18 +500,29 @@ public final class Ledger
      * copied from (ids, expiries, idempotent replays), ready to apply the command after
      * {@link StateImage#lastJournalIndex()}.
      *
-     * @param config must equal the configuration the image was taken with: capacities and windows decide
-     *               outcomes, so a ledger with others would diverge from a replay of the same journal.
-     * @throws IllegalArgumentException when the configuration differs or the image is inconsistent.
+     * @param config must decide like the configuration the image was taken with ({@link LedgerConfig#decidesLike}): its
+     *               keys, references and transfers tables may be larger or smaller (a smaller one keeps the newest, the
+     *               cold index holds the rest), nothing else may differ.
+     * @throws IllegalArgumentException when the configuration decides otherwise or the image is inconsistent.
      */
     public static Ledger restore(final LedgerConfig config, final StateImage image)
     {
-        if (!config.equals(image.config()))
+        if (!config.decidesLike(image.config()))
         {
             throw new IllegalArgumentException("snapshot taken with " + image.config() + ", ledger configured with " + config);
         }
+        return restoreAnySize(config, image);
+    }
+
+    /**
+     * {@link #restore} without its check of the tables' sizes: for tests whose cold index trails by far less than
+     * {@link LedgerLimits#COLD_LAG_MAX}, so that tables smaller than {@link LedgerConfig#TUNABLE_TABLE_MIN} decide alike.
+     */
+    static Ledger restoreAnySize(final LedgerConfig config, final StateImage image)
+    {
         final Ledger ledger = new Ledger(config);
         ledger.image.restoreFrom(image);
+        ledger.coldFiling.restart();
         ledger.publishStats();
         return ledger;
     }

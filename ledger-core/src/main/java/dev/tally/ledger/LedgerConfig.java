@@ -87,6 +87,37 @@ public record LedgerConfig(
         }
     }
 
+    /**
+     * Smallest keys, references and transfers tables whose size may change between runs of one journal: each holds every
+     * item the cold index may not hold yet (one per command the watermark trails by, at most
+     * {@link LedgerLimits#COLD_LAG_MAX}) and a batch more, so a replay into any such table lets go of nothing its commands
+     * need, whatever size the tables had when the commands were journaled.
+     */
+    public static final int TUNABLE_TABLE_MIN = LedgerLimits.COLD_LAG_MAX + LedgerLimits.BATCH_OPERATIONS_MAX;
+
+    /**
+     * Whether a journal decided under {@code other} is decided alike under this configuration, so that a replay, or a
+     * snapshot restored, gives the outcomes acknowledged. Capacities of accounts, sub-balances and holds and every window
+     * but the references' decide outcomes (a full table refuses; an expired key is a new intent), so they must be equal.
+     * The keys, references and transfers tables only hold the newest of what the cold index holds too (a key is checked
+     * against its retention wherever it is, a reference stays unique for good, the reversal window is checked by time),
+     * so their sizes are tuning knobs once each side is at least {@link #TUNABLE_TABLE_MIN}; how long a reference stays
+     * in memory, too.
+     */
+    public boolean decidesLike(final LedgerConfig other)
+    {
+        return accountsMax == other.accountsMax && subBalancesMax == other.subBalancesMax && holdsMax == other.holdsMax &&
+            keyRetentionMs == other.keyRetentionMs && reversalWindowMs == other.reversalWindowMs &&
+            expiriesPerTickMax == other.expiriesPerTickMax &&
+            tunableAlike(idempotencyKeysMax, other.idempotencyKeysMax) && tunableAlike(referencesMax, other.referencesMax) &&
+            tunableAlike(transfersMax, other.transfersMax);
+    }
+
+    private static boolean tunableAlike(final int size, final int otherSize)
+    {
+        return size == otherSize || (size >= TUNABLE_TABLE_MIN && otherSize >= TUNABLE_TABLE_MIN);
+    }
+
     /** Production defaults: about 1 GiB of heap (see docs/ARCHITECTURE.md, "Memory"). */
     public static LedgerConfig defaults()
     {

@@ -29,6 +29,7 @@ final class LedgerImage
         state.references.copyTo(image.references());
         state.transfers.copyTo(image);
         state.holds.copyTo(image.holds());
+        state.coldTransfers.copyTo(image.coldTransfers());
     }
 
     /** @see Ledger#reserveImage */
@@ -39,6 +40,7 @@ final class LedgerImage
         image.references().reserve(state.references.imageLength());
         state.transfers.reserveImage(image);
         image.holds().reserve(state.holds.imageLength());
+        image.coldTransfers().reserve(state.coldTransfers.imageLength());
     }
 
     /** Fills the fresh (empty) state from {@code image}, taken with this configuration. */
@@ -49,6 +51,7 @@ final class LedgerImage
         state.references.restoreFrom(image.references());
         state.transfers.restoreFrom(image);
         state.holds.restoreFrom(image.holds());
+        state.coldTransfers.restoreFrom(image.coldTransfers());
         state.lastJournalIndex = image.lastJournalIndex();
         state.nowNs = image.nowNs();
         state.commandsApplied = image.commandsApplied();
@@ -65,6 +68,7 @@ final class LedgerImage
         state.keys.digest(digest);
         state.references.digest(digest);
         state.transfers.digest(digest);
+        state.coldTransfers.digest(digest);
         return digest.value();
     }
 }

@@ -87,6 +87,30 @@ public final class LedgerLimits
      */
     public static final int HOLDS_CAPACITY_MAX = 1 << 28;
 
+    /**
+     * Longs of an idempotency key's record in the cold index: the table's record without its digest (the digest is the
+     * cold index's key): fingerprint, result origin, result fields.
+     */
+    public static final int COLD_KEY_LONGS = IDEMPOTENCY_KEY_LONGS - 2;
+    /** Longs of a transfer's record in the cold index: its fields, and the low half of its reference digest. */
+    public static final int COLD_TRANSFER_LONGS = TRANSFER_LONGS + 1;
+
+    /**
+     * Transfers as reversals left them, kept until the cold index holds their new state
+     * ({@link dev.tally.ledger.transfer.ColdTransfers}): one record a reversal, needed while the cold index is behind that
+     * reversal. The journal stage keeps the cold index at most {@link #COLD_LAG_MAX} commands behind, so the records still
+     * needed always fit (about 14 MB).
+     */
+    public static final int COLD_TRANSFERS_MAX = 1 << 17;
+
+    /**
+     * The most commands the cold index may be behind the journal (its watermark below the next journal index) before the
+     * journal stage refuses new commands until it catches up: what memory may not yet let go of is then at most this many
+     * keys, references and transfers, plus a batch. The ledger's tables must hold at least that much
+     * ({@link LedgerConfig}), and {@link #COLD_TRANSFERS_MAX} holds twice that.
+     */
+    public static final int COLD_LAG_MAX = 1 << 16;
+
     private LedgerLimits()
     {
     }

@@ -4,6 +4,7 @@ import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.hold.HoldTable;
 import dev.tally.ledger.idempotency.IdempotencyTable;
+import dev.tally.ledger.transfer.ColdTransfers;
 import dev.tally.ledger.transfer.ReferenceTable;
 import dev.tally.ledger.transfer.TransferTable;
 
@@ -18,6 +19,8 @@ final class LedgerState
     final IdempotencyTable keys;
     final TransferTable transfers;
     final ReferenceTable references;
+    /** Transfers a reversal brought back from the cold index, until it holds their new state. */
+    final ColdTransfers coldTransfers;
     final HoldTable holds;
 
     /** Journal index of the last command applied. */
@@ -35,6 +38,7 @@ final class LedgerState
         keys = new IdempotencyTable(config.idempotencyKeysMax());
         transfers = new TransferTable(config.transfersMax());
         references = new ReferenceTable(config.referencesMax());
+        coldTransfers = new ColdTransfers(LedgerLimits.COLD_TRANSFERS_MAX);
         holds = new HoldTable(config.holdsMax(), undo);
     }
 }

@@ -31,7 +31,11 @@ public final class LedgerStats
     private static final int HOLDS = 10;
     private static final int HOLDS_UNKNOWN = 11;
     private static final int OLDEST_UNKNOWN_HOLD_TIMESTAMP_NS = 12;
-    private static final int FIGURES = 13;
+    private static final int KEYS_EVICTED = 13;
+    private static final int REFERENCES_EVICTED = 14;
+    private static final int TRANSFERS_EVICTED = 15;
+    private static final int COLD_TRANSFERS = 16;
+    private static final int FIGURES = 17;
 
     private final LedgerConfig config;
     /** One writer (the applying thread), any number of readers. */
@@ -78,6 +82,42 @@ public final class LedgerStats
         put(HOLDS, holds);
         put(HOLDS_UNKNOWN, holdsUnknown);
         put(OLDEST_UNKNOWN_HOLD_TIMESTAMP_NS, oldestUnknownHoldTimestampNs);
+    }
+
+    /**
+     * Publishes what memory let go for room since start (the cold index answers for it), and the transfers reversals
+     * keep until the cold index holds them. The applying thread only, with {@link #publish}.
+     */
+    void publishEvictions(final long keysEvicted, final long referencesEvicted, final long transfersEvicted, final long coldTransfers)
+    {
+        put(KEYS_EVICTED, keysEvicted);
+        put(REFERENCES_EVICTED, referencesEvicted);
+        put(TRANSFERS_EVICTED, transfersEvicted);
+        put(COLD_TRANSFERS, coldTransfers);
+    }
+
+    /** @return idempotency keys memory let go for room since this process started. */
+    public long keysEvicted()
+    {
+        return get(KEYS_EVICTED);
+    }
+
+    /** @return references memory let go for room since this process started. */
+    public long referencesEvicted()
+    {
+        return get(REFERENCES_EVICTED);
+    }
+
+    /** @return transfers memory let go for room since this process started. */
+    public long transfersEvicted()
+    {
+        return get(TRANSFERS_EVICTED);
+    }
+
+    /** @return transfers reversals keep in memory until the cold index holds their new state. */
+    public long coldTransferCount()
+    {
+        return get(COLD_TRANSFERS);
     }
 
     private void put(final int figure, final long value)

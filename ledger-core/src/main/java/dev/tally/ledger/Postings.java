@@ -10,6 +10,7 @@ import dev.tally.ledger.hold.HoldTable;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
+import dev.tally.ledger.transfer.ColdTransfers;
 import dev.tally.ledger.transfer.ReferenceTable;
 import dev.tally.ledger.transfer.TransferKind;
 import dev.tally.ledger.transfer.TransferTable;
@@ -36,16 +37,23 @@ final class Postings
     private final Accounts accounts;
     private final TransferTable transfers;
     private final ReferenceTable references;
+    private final ColdTransfers coldTransfers;
     private final HoldTable holds;
+    /** The transfer a reversal reverses, wherever it was found ({@link #reverse}). */
+    private final long[] originalRecord = new long[LedgerLimits.COLD_TRANSFER_LONGS];
+    private final long reversalWindowNs;
     private final EffectLog effects;
     private final UndoLog undo;
     private int eventOrdinal;
 
-    Postings(final LedgerState state, final EffectLog effects, final UndoLog undo)
+    Postings(final LedgerConfig config, final LedgerState state, final EffectLog effects, final UndoLog undo)
     {
         this.accounts = state.accounts;
         this.transfers = state.transfers;
         this.references = state.references;
+        this.coldTransfers = state.coldTransfers;
+        // LedgerConfig bounds the window (WINDOW_MS_LIMIT) so that this cannot overflow.
+        this.reversalWindowNs = config.reversalWindowMs() * 1_000_000L;
         this.holds = state.holds;
         this.effects = effects;
         this.undo = undo;
@@ -141,9 +149,9 @@ final class Postings
                 r.code = ResultCode.REFERENCE_CHECK_UNAVAILABLE; // not stored: a retry is decided afresh
                 return;
             }
-            if (!references.hasRoom())
+            if (!references.makeRoom(c.coldWatermark))
             {
-                r.code = ResultCode.CAPACITY_EXCEEDED;
+                r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
                 return;
             }
         }
@@ -153,9 +161,9 @@ final class Postings
             r.code = funds;
             return;
         }
-        if (!transfers.hasRoom())
+        if (!transfers.makeRoom(c.coldWatermark))
         {
-            r.code = ResultCode.CAPACITY_EXCEEDED;
+            r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
             return;
         }
         move(debitSlot, creditSlot, c.amountMinor, c);
@@ -178,29 +186,58 @@ final class Postings
         }
     }
 
+    /**
+     * Reverses all or part of a transfer that is still inside the reversal window by journaled time (created less than
+     * the window before this command), wherever it is: in memory, in memory again after an earlier reversal brought it
+     * back from the cold index ({@link ColdTransfers}), or in the cold index, as the journal stage found it there and
+     * journaled it with the command ({@link Command#coldTransfer}). The window is checked by time in all three, so that
+     * where a transfer happens to be (memory expires at most a few a command) never changes the answer.
+     */
     void reverse(final Command c, final Result r)
     {
+        if (!transfers.makeRoom(c.coldWatermark))
+        {
+            // First, so that a transfer let go for room is looked for where it went, not at its old position.
+            r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
+            return;
+        }
         final long originalIndex = Uuid7.journalIndex(c.targetIdHi, c.targetIdLo);
-        final int original = originalIndex < 0 ? -1 : transfers.find(originalIndex);
-        if (original < 0 || transfers.tenant(original) != c.tenantId ||
-            transfers.kind(original) == dev.tally.ledger.transfer.TransferKind.REVERSAL ||
-            Uuid7.hi(transfers.timestampNs(original), Uuid7.KIND_TRANSFER) != c.targetIdHi ||
-            Uuid7.lo(originalIndex, 0) != c.targetIdLo)
+        final int position = originalIndex < 0 ? -1 : transfers.find(originalIndex);
+        final int broughtBack = position >= 0 || originalIndex < 0 ? -1 : coldTransfers.find(originalIndex);
+        final long[] original = originalRecord;
+        if (position >= 0)
+        {
+            transfers.copyCold(position, original);
+        }
+        else if (broughtBack >= 0)
+        {
+            coldTransfers.copy(broughtBack, original);
+        }
+        else if (c.coldTransferFound && TransferTable.recordIndex(c.coldTransfer) == originalIndex)
+        {
+            System.arraycopy(c.coldTransfer, 0, original, 0, LedgerLimits.COLD_TRANSFER_LONGS);
+        }
+        if ((position < 0 && broughtBack < 0 && !(c.coldTransferFound && TransferTable.recordIndex(c.coldTransfer) == originalIndex)) ||
+            TransferTable.recordTenant(original) != c.tenantId ||
+            TransferTable.recordKind(original) == TransferKind.REVERSAL ||
+            Uuid7.hi(TransferTable.recordTimestampNs(original), Uuid7.KIND_TRANSFER) != c.targetIdHi ||
+            Uuid7.lo(originalIndex, 0) != c.targetIdLo ||
+            c.timestampNs - TransferTable.recordTimestampNs(original) >= reversalWindowNs)
         {
             r.code = ResultCode.TRANSFER_NOT_FOUND;
             return;
         }
-        final long debitAccount = transfers.creditAccountId(original);
-        final long creditAccount = transfers.debitAccountId(original);
-        final long remaining = transfers.amount(original) - transfers.reversed(original);
-        final long requested = toMinor(c, transfers.currency(original));
+        final long debitAccount = TransferTable.recordCreditAccountId(original);
+        final long creditAccount = TransferTable.recordDebitAccountId(original);
+        final long remaining = TransferTable.recordAmount(original) - TransferTable.recordReversed(original);
+        final long requested = toMinor(c, TransferTable.recordCurrency(original));
         final long amount = c.amountMinor == 0 ? remaining : requested;
         r.accountA = debitAccount;
         r.accountB = creditAccount;
         r.amountMinor = amount;
-        r.currency = transfers.currency(original);
+        r.currency = TransferTable.recordCurrency(original);
         r.extra = originalIndex;
-        r.extraTimestampNs = transfers.timestampNs(original);
+        r.extraTimestampNs = TransferTable.recordTimestampNs(original);
         if (c.amountMinor < 0)
         {
             r.code = ResultCode.INVALID_COMMAND;
@@ -230,14 +267,21 @@ final class Postings
             r.code = funds;
             return;
         }
-        if (!transfers.hasRoom())
+        if (!coldTransfers.makeRoom(c.coldWatermark))
         {
-            r.code = ResultCode.CAPACITY_EXCEEDED;
+            r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
             return;
         }
         move(debitSlot, creditSlot, amount, c);
-        undo.record(UndoLog.TRANSFER_REVERSED, original, transfers.reversed(original), 0);
-        transfers.setReversed(original, transfers.reversed(original) + amount);
+        TransferTable.recordReversed(original, TransferTable.recordReversed(original) + amount);
+        if (position >= 0)
+        {
+            undo.record(UndoLog.TRANSFER_REVERSED, position, transfers.reversed(position), 0);
+            transfers.setReversed(position, TransferTable.recordReversed(original));
+        }
+        // Kept until the cold index holds it, wherever the transfer is: memory may let it go before then, as it lets a
+        // transfer go once the cold index holds its creation, and a later reversal must find this state, not that one.
+        undo.record(UndoLog.COLD_TRANSFER_TOUCHED, originalIndex, coldTransfers.touch(original, c.journalIndex), 0);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, debitAccount, creditAccount, amount, r.currency,
             TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0, false);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
@@ -343,9 +387,9 @@ final class Postings
             r.code = ResultCode.AMOUNT_OVERFLOW;
             return;
         }
-        if (!transfers.hasRoom())
+        if (!transfers.makeRoom(c.coldWatermark))
         {
-            r.code = ResultCode.CAPACITY_EXCEEDED;
+            r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
             return;
         }
         // Release the whole hold, then post the captured part: the released amount always covers it.

@@ -21,11 +21,15 @@ final class Retention
         reversalWindowNs = config.reversalWindowMs() * 1_000_000L;
     }
 
-    /** Forgets what left its window by journaled time {@code nowNs}: at most {@code max} of each kind. */
-    void expire(final long nowNs, final int max)
+    /**
+     * Forgets what left its window by journaled time {@code nowNs}: at most {@code max} of each kind. A reference leaves
+     * memory only once the cold index holds it ({@code coldWatermark}): it stays unique for good. A key past its
+     * retention and a transfer past the reversal window leave regardless: nothing needs them any more.
+     */
+    void expire(final long nowNs, final int max, final long coldWatermark)
     {
         state.keys.expire(nowNs - keyRetentionNs, max);
-        state.references.expire(nowNs - referenceRetentionNs, max);
+        state.references.expire(nowNs - referenceRetentionNs, max, coldWatermark);
         state.transfers.expire(nowNs - reversalWindowNs, max);
     }
 }

@@ -125,7 +125,7 @@ final class UnitOfWork
         {
             // Before the unit's undo region opens: a rollback never brings an expired item back. Deterministic: it
             // depends only on the journaled time and the commands before.
-            retention.expire(c.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * c.batchSize);
+            retention.expire(c.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * c.batchSize, c.coldWatermark);
         }
         if (atomic)
         {
@@ -221,6 +221,7 @@ final class UnitOfWork
                 case UndoLog.ACCOUNT_ADDED: state.accounts.removeNewest(); break;
                 case UndoLog.TRANSFER_ADDED: state.transfers.removeNewest(); break;
                 case UndoLog.TRANSFER_REVERSED: state.transfers.setReversed((int)a, b); break;
+                case UndoLog.COLD_TRANSFER_TOUCHED: state.coldTransfers.undoTouch(a, (int)b); break;
                 case UndoLog.REFERENCE_ADDED: state.references.removeNewest(); break;
                 case UndoLog.HOLD_ADDED: state.holds.undoAdd((int)a); break;
                 case UndoLog.HOLD_REMOVED: state.holds.undoRemove((int)a, (byte)b); break;
@@ -229,6 +230,12 @@ final class UnitOfWork
                     if (!failureStored)
                     {
                         state.keys.removeNewest();
+                    }
+                    break;
+                case UndoLog.KEY_FORGOTTEN:
+                    if (!failureStored)
+                    {
+                        state.keys.unforget((int)a);   // the key stored anew is gone: the expired one is as it was
                     }
                     break;
                 default: throw new InvariantViolation("unknown undo record " + undo.kind(i));

@@ -35,6 +35,24 @@ class LedgerConfigTest
     }
 
     @Test
+    void shouldDecideAlikeWithOtherTableSizesOnlyFromTheTunableMinimumUp()
+    {
+        final LedgerConfig defaults = LedgerConfig.defaults();
+        final int min = LedgerConfig.TUNABLE_TABLE_MIN;
+        assertTrue(defaults.decidesLike(defaults));
+        assertTrue(defaults.decidesLike(defaults.withCapacity(defaults.accountsMax(), defaults.subBalancesMax(), min, min,
+            defaults.holdsMax())), "keys, references and transfers down to the minimum");
+        assertTrue(!defaults.decidesLike(defaults.withCapacity(defaults.accountsMax(), defaults.subBalancesMax(), min - 1, min,
+            defaults.holdsMax())), "a key table below it");
+        assertTrue(!defaults.decidesLike(defaults.withCapacity(defaults.accountsMax() + 1, defaults.subBalancesMax(),
+            defaults.idempotencyKeysMax(), defaults.transfersMax(), defaults.holdsMax())), "accounts decide: a full table refuses");
+        assertTrue(defaults.decidesLike(defaults.withRetention(defaults.keyRetentionMs(), 1, defaults.reversalWindowMs())),
+            "how long a reference stays in memory decides nothing");
+        assertTrue(!defaults.decidesLike(defaults.withRetention(1, defaults.referenceRetentionMs(), defaults.reversalWindowMs())));
+        assertTrue(!defaults.decidesLike(defaults.withRetention(defaults.keyRetentionMs(), defaults.referenceRetentionMs(), 1)));
+    }
+
+    @Test
     void shouldRequireASubBalanceForEveryAccount()
     {
         assertEquals("subBalancesMax (9) must be >= accountsMax (10): every account has one",

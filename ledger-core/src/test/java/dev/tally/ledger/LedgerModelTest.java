@@ -50,6 +50,12 @@ class LedgerModelTest
 {
     /** Short windows so that sequences of a few hundred milliseconds see keys, references and transfers expire. */
     static final LedgerConfig CONFIG = new LedgerConfig(64, 1_024, 4_096, 4_096, 4_096, 1_024, 60, 120, 150, 10_000);
+    /**
+     * Tables far smaller than what the windows hold (keys, references and transfers of 32 each; key retention and reversal
+     * window ten times longer): memory lets keys and transfers go for room all the time, and the cold index answers for
+     * them. References are few, so a short window lets them go by time instead (a reference stays unique for good).
+     */
+    static final LedgerConfig EVICTING = new LedgerConfig(64, 1_024, 32, 32, 32, 1_024, 600, 60, 1_500, 10_000);
 
     private static final long OTHER_TENANT_MISSING_ACCOUNT = 999_999;
 
@@ -71,7 +77,7 @@ class LedgerModelTest
     @Property(tries = 1000, edgeCases = EdgeCasesMode.NONE)
     void shouldAgreeWithReferenceModelOnRandomCommandSequences(@ForAll("sequences") final List<Action> actions)
     {
-        final Run run = new Run();
+        final Run run = new Run(CONFIG);
         try
         {
             run.preamble();
@@ -102,6 +108,42 @@ class LedgerModelTest
         });
     }
 
+    /**
+     * The same sequences with tables too small for their windows: memory lets the oldest items go once the cold index
+     * holds them, and a retry of an evicted key, a reference an evicted transfer holds and a reversal of an evicted
+     * transfer are answered from what the journal stage looked up there, as the model (which forgets nothing inside a
+     * window) says they must be.
+     */
+    @Property(tries = 300, edgeCases = EdgeCasesMode.NONE)
+    void shouldAgreeWithReferenceModelWhileMemoryLetsItemsGoToTheColdIndex(@ForAll("sequences") final List<Action> actions)
+    {
+        final Run run = new Run(EVICTING);
+        try
+        {
+            run.preamble();
+            for (final Action action : actions)
+            {
+                run.execute(action);
+            }
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            throw new AssertionError(e.getMessage() + "\nlast commands:\n" + run.trace(), e);
+        }
+        for (final String feature : run.features)
+        {
+            Statistics.label("features").collect(feature);
+        }
+        Statistics.label("features").coverage(coverage ->
+        {
+            for (final String feature : List.of("EVICTED", "COLD_KEY_REPLAYED", "COLD_REFERENCE_DUPLICATE", "COLD_REVERSAL",
+                "REPLAYED", "DUPLICATE_REFERENCE", "OK_REVERSE_TRANSFER", "ATOMIC_ROLLED_BACK"))
+            {
+                coverage.check(feature).count(count -> count >= 20);
+            }
+        });
+    }
+
     @Provide
     Arbitrary<List<Action>> sequences()
     {
@@ -126,9 +168,14 @@ class LedgerModelTest
     static final class Run
     {
         final Commands commands = new Commands();
-        final Ledger ledger = new Ledger(CONFIG);
-        final Ledger twin = new Ledger(CONFIG);
-        final ReferenceModel model = new ReferenceModel(CONFIG);
+        final LedgerConfig config;
+        /** Tables smaller than their windows hold: sizes are memory's business, not the model's. */
+        final boolean evicting;
+        final Ledger ledger;
+        final Ledger twin;
+        final ReferenceModel model;
+        /** What memory let go, and what the journal stage asks before each command; committed behind the ledger. */
+        final SimulatedColdIndex cold = new SimulatedColdIndex();
         final List<Command> sent = new ArrayList<>();
         /** Every command applied, ticks included, copied: the journal of the run (snapshot tests replay it). */
         final List<Command> journal = new ArrayList<>();
@@ -140,6 +187,15 @@ class LedgerModelTest
         long nextAccountId = 1;
         int nextKey;
         int nextReference;
+
+        Run(final LedgerConfig config)
+        {
+            this.config = config;
+            evicting = config.idempotencyKeysMax() < CONFIG.idempotencyKeysMax();
+            ledger = new Ledger(config);
+            twin = new Ledger(config);
+            model = new ReferenceModel(config);
+        }
 
         /** Funding accounts, a hot account and a few ordinary ones with money, in two tenants. */
         void preamble()
@@ -195,10 +251,15 @@ class LedgerModelTest
             final List<Command> built = new ArrayList<>();
             final int size = action.operations().size();
             final Command first = build(action.operations().get(0));
+            cold.prepare(first);
             final UnitCheck unit = beginUnit(first, size, action.atomic());
             for (int i = 0; i < size; i++)
             {
                 final Command c = i == 0 ? first : build(action.operations().get(i));
+                if (i > 0)
+                {
+                    cold.prepare(c);
+                }
                 c.batchSize = size;
                 c.batchPosition = i;
                 c.atomic = action.atomic();
@@ -210,6 +271,7 @@ class LedgerModelTest
 
         private void runUnit(final Command c)
         {
+            cold.prepare(c);   // as the journal stage does, before the command is journaled
             final UnitCheck unit = beginUnit(c, 1, false);
             applyOne(unit, c, true);
             endUnit(unit, List.of(c));
@@ -271,9 +333,22 @@ class LedgerModelTest
                 sent.add(c);
             }
             journal.add(new Command().copyFrom(c));
+            noteColdAnswers(c);
             final long[] hotPostedBefore = hotDebitPosted(c);
+            final long evictedBefore = evictions();
             final Result first = ledger.apply(c);
             final Result second = twin.apply(c);
+            if (evictions() > evictedBefore)
+            {
+                features.add("EVICTED");
+            }
+            if (ledger.isUnitComplete())
+            {
+                // Filing reads the ledger and changes nothing: the twin, which files nothing, keeps the same hash.
+                ledger.fileCold(cold);
+                cold.endUnit(c.journalIndex);
+                cold.commitThrough(c.journalIndex - coldLag(c.journalIndex));
+            }
             if (trace.size() == 40)
             {
                 trace.removeFirst();
@@ -319,6 +394,41 @@ class LedgerModelTest
         }
 
         /**
+         * How far the cold index's writer is behind, in journal indexes, after the unit ending at {@code index}: 0 to 15,
+         * varying from unit to unit, so that commands see the watermark anywhere from just behind to well behind them.
+         * With a batch unit of up to 6 operations filed late, at most 26 items are unfiled: the evicting tables (32)
+         * always find one to let go.
+         */
+        private static long coldLag(final long index)
+        {
+            return (index * 0x9E3779B97F4A7C15L) >>> 60;
+        }
+
+        private long evictions()
+        {
+            return ledger.idempotencyKeys().evicted() + ledger.references().evicted() + ledger.transfers().evicted();
+        }
+
+        /** Notes when the cold index, not memory, will answer for the command. */
+        private void noteColdAnswers(final Command c)
+        {
+            if (c.coldKeyFound && ledger.idempotencyKeys().find(c.keyHi, c.keyLo) < 0 &&
+                c.timestampNs - dev.tally.ledger.idempotency.IdempotencyTable.coldStoredAtNs(c.coldKey) <
+                    config.keyRetentionMs() * 1_000_000L)
+            {
+                features.add("COLD_KEY_REPLAYED");
+            }
+            if (c.referenceTaken && ledger.references().find(c.referenceHi, c.referenceLo) < 0)
+            {
+                features.add("COLD_REFERENCE_DUPLICATE");
+            }
+            if (c.coldTransferFound && ledger.transfers().find(Uuid7.journalIndex(c.targetIdHi, c.targetIdLo)) < 0)
+            {
+                features.add("COLD_REVERSAL");
+            }
+        }
+
+        /**
          * @return true when the ledger holds the command's key and the key is still inside its retention
          * window at the command's time (an older one may be forgotten as the command starts, see
          * {@link LedgerLimits#EXPIRIES_PER_OPERATION}).
@@ -332,7 +442,7 @@ class LedgerModelTest
             }
             final Result stored = new Result();
             ledger.idempotencyKeys().read(position, stored);
-            return stored.originTimestampNs > c.timestampNs - CONFIG.keyRetentionMs() * 1_000_000L;
+            return stored.originTimestampNs > c.timestampNs - config.keyRetentionMs() * 1_000_000L;
         }
 
         String trace()
@@ -470,9 +580,18 @@ class LedgerModelTest
             }
             assertEquals(model.holdCount(), ledger.holds().size(), where + ": live holds");
             assertEquals(model.unknownHoldCount(), ledger.holds().unknownCount(), where + ": unknown holds");
-            assertEquals(model.keyCount(), ledger.idempotencyKeys().size(), where + ": stored keys");
-            assertEquals(model.referenceCount(), ledger.references().size(), where + ": references");
-            assertEquals(model.transferCount(), ledger.transfers().size(), where + ": transfers");
+            if (evicting)
+            {
+                assertTrue(ledger.idempotencyKeys().size() <= config.idempotencyKeysMax(), where + ": stored keys");
+                assertTrue(ledger.references().size() <= config.referencesMax(), where + ": references");
+                assertTrue(ledger.transfers().size() <= config.transfersMax(), where + ": transfers");
+            }
+            else
+            {
+                assertEquals(model.keyCount(), ledger.idempotencyKeys().size(), where + ": stored keys");
+                assertEquals(model.referenceCount(), ledger.references().size(), where + ": references");
+                assertEquals(model.transferCount(), ledger.transfers().size(), where + ": transfers");
+            }
             checkInvariants(ledger, where);
             assertEquals(ledger.stateHash(), twin.stateHash(), where + ": state hashes differ");
         }

@@ -59,29 +59,35 @@ class LedgerReferenceTest
     }
 
     @Test
-    void shouldAcceptReferenceAgainOnceItsRetentionWindowHasPassed()
+    void shouldLetAReferenceLeaveMemoryPastItsWindowOnlyOnceTheColdIndexHoldsIt()
     {
-        d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
+        final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
         d.apply(cmd.tick(REFERENCE_RETENTION_MS - 2));
         assertEquals(1, d.ledger.references().size(), "one millisecond before the window ends");
 
-        d.apply(cmd.tick(0));
+        final Command pastWindow = cmd.tick(0);
+        pastWindow.coldWatermark = first.originIndex - 1;
+        d.apply(pastWindow);
+        assertEquals(1, d.ledger.references().size(), "past its window, but the cold index does not hold it yet");
 
-        assertEquals(0, d.ledger.references().size(), "purged when the window ends");
-        assertEquals(ResultCode.OK, d.apply(cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42")).code,
-            "older references are PostgreSQL's UNIQUE constraint's job");
+        final Command filed = cmd.tick(0);
+        filed.coldWatermark = first.originIndex;
+        d.apply(filed);
+        assertEquals(0, d.ledger.references().size(), "the cold index holds it: memory lets it go");
     }
 
     @Test
-    void shouldRejectAnOlderReferenceTheJournalerFoundInPostgreSql()
+    void shouldRejectAnOlderReferenceTheJournalStageFoundInTheColdIndex()
     {
         final Result first = d.apply(cmd.transfer("pay-1", ALICE, BOB, 700, "INV-42"));
-        d.apply(cmd.tick(REFERENCE_RETENTION_MS));
+        final Command tick = cmd.tick(REFERENCE_RETENTION_MS);
+        tick.coldWatermark = first.originIndex;
+        d.apply(tick);
         assertEquals(0, d.ledger.references().size(), "the ledger no longer remembers it");
         final long business = d.businessDigest();
 
         final Command reused = cmd.transfer("pay-2", ALICE, BOB, 700, "INV-42");
-        reused.referenceTaken = true; // what the journaler journals when PostgreSQL has the reference
+        reused.referenceTaken = true; // what the journal stage journals when the cold index has the reference
         reused.targetIdHi = Uuid7.hi(first.originTimestampNs, Uuid7.KIND_TRANSFER);
         reused.targetIdLo = Uuid7.lo(first.originIndex, 0);
         final Result duplicate = d.apply(reused);

@@ -32,36 +32,24 @@ class LedgerSnapshotSymmetryTest
 
     @Property(tries = 300, edgeCases = EdgeCasesMode.NONE)
     void shouldBehaveAfterRestoreExactlyAsWithoutInterruption(
-        @ForAll("sequences") final List<Action> actions, @ForAll @IntRange(min = 0, max = 1_000_000) final int cutSeed)
+        @ForAll("sequences") final List<Action> actions, @ForAll @IntRange(min = 0, max = 1_000_000) final int cutSeed,
+        @ForAll final boolean evicting)
     {
-        final List<Command> journal = journalOf(actions);
-        final Ledger original = new Ledger(CONFIG);
-        final int cutAfter = cutSeed % (journal.size() + 1);
-        int next = 0;
-        while (next < journal.size() && (next < cutAfter || original.isInsideBatch()))
-        {
-            original.apply(journal.get(next++));
-        }
+        // Evicting: tables smaller than their windows, so the image holds what memory kept of a cold-backed state, the
+        // transfers reversals keep until the cold index holds them included.
+        final LedgerConfig config = evicting ? LedgerModelTest.EVICTING : CONFIG;
+        final List<Command> journal = journalOf(actions, config);
+        final Ledger original = new Ledger(config);
+        int next = applyUpToACut(journal, original, cutSeed);
         final StateImage image = new StateImage();
         original.copyTo(image);
         assertEquals(original.stateHash(), image.stateHash(), "image hash at the cut");
-        final Ledger restored = Ledger.restore(CONFIG, image);
+        final Ledger restored = Ledger.restore(config, image);
         assertEquals(original.stateHash(), restored.stateHash(), "restored hash at the cut");
 
         for (; next < journal.size(); next++)
         {
-            final Command c = journal.get(next);
-            original.apply(c);
-            restored.apply(c);
-            if (c.isLastOfBatch())
-            {
-                for (int position = 0; position < c.batchSize; position++)
-                {
-                    assertSameBody(original.result(position), restored.result(position));
-                    assertEquals(original.result(position).replayed, restored.result(position).replayed);
-                }
-                assertSameEffects(original.effects(), restored.effects());
-            }
+            final Command c = applyToBoth(journal.get(next), original, restored);
             assertEquals(original.stateHash(), restored.stateHash(), "state hash after journal index " + c.journalIndex);
         }
         original.endReplay();
@@ -70,7 +58,35 @@ class LedgerSnapshotSymmetryTest
 
         // The same image object, reused for a second, bigger state: no stale values from the first copy.
         original.copyTo(image);
-        assertEquals(original.stateHash(), Ledger.restore(CONFIG, image).stateHash(), "hash after reusing the image");
+        assertEquals(original.stateHash(), Ledger.restore(config, image).stateHash(), "hash after reusing the image");
+    }
+
+    /**
+     * Capacity is a tuning knob: a snapshot restored into keys, references and transfers tables of another size (larger,
+     * or smaller down to what the cold index's lag and a batch need: the test's index trails by at most 15 commands,
+     * batches hold at most 6) decides every later command exactly as the ledger that took it. A table too small keeps
+     * the newest items; an expired key is expired wherever it is.
+     */
+    @Property(tries = 200, edgeCases = EdgeCasesMode.NONE)
+    void shouldDecideAlikeAfterRestoreIntoTablesOfAnotherSize(
+        @ForAll("sequences") final List<Action> actions, @ForAll @IntRange(min = 0, max = 1_000_000) final int cutSeed,
+        @ForAll @IntRange(min = 24, max = 256) final int tableSize)
+    {
+        final LedgerConfig config = LedgerModelTest.EVICTING;
+        final List<Command> journal = journalOf(actions, config);
+        final Ledger original = new Ledger(config);
+        int next = applyUpToACut(journal, original, cutSeed);
+        final StateImage image = new StateImage();
+        original.copyTo(image);
+        final LedgerConfig resized = new LedgerConfig(config.accountsMax(), config.subBalancesMax(), tableSize, tableSize,
+            tableSize, config.holdsMax(), config.keyRetentionMs(), config.referenceRetentionMs(), config.reversalWindowMs(),
+            config.expiriesPerTickMax());
+        final Ledger restored = Ledger.restoreAnySize(resized, image);
+
+        for (; next < journal.size(); next++)
+        {
+            applyToBoth(journal.get(next), original, restored);
+        }
     }
 
     @Provide
@@ -176,10 +192,40 @@ class LedgerSnapshotSymmetryTest
         assertThrows(IllegalArgumentException.class, () -> Ledger.restore(other, image));
     }
 
-    /** Runs the actions through the model test's checked run and returns every command it applied. */
-    private static List<Command> journalOf(final List<Action> actions)
+    /** Applies {@code c} to both ledgers; at a unit's end, every result body, replayed flag and effect must be the same. */
+    private static Command applyToBoth(final Command c, final Ledger original, final Ledger restored)
     {
-        final LedgerModelTest.Run run = new LedgerModelTest.Run();
+        original.apply(c);
+        restored.apply(c);
+        if (c.isLastOfBatch())
+        {
+            for (int position = 0; position < c.batchSize; position++)
+            {
+                assertSameBody(original.result(position), restored.result(position));
+                assertEquals(original.result(position).replayed, restored.result(position).replayed,
+                    "replayed, journal index " + c.journalIndex);
+            }
+            assertSameEffects(original.effects(), restored.effects());
+        }
+        return c;
+    }
+
+    /** Applies the journal up to a unit boundary picked by {@code cutSeed}; @return the index of the next command. */
+    private static int applyUpToACut(final List<Command> journal, final Ledger ledger, final int cutSeed)
+    {
+        final int cutAfter = cutSeed % (journal.size() + 1);
+        int next = 0;
+        while (next < journal.size() && (next < cutAfter || ledger.isInsideBatch()))
+        {
+            ledger.apply(journal.get(next++));
+        }
+        return next;
+    }
+
+    /** Runs the actions through the model test's checked run and returns every command it applied. */
+    private static List<Command> journalOf(final List<Action> actions, final LedgerConfig config)
+    {
+        final LedgerModelTest.Run run = new LedgerModelTest.Run(config);
         run.preamble();
         for (final Action action : actions)
         {

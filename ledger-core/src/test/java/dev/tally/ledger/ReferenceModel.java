@@ -186,7 +186,10 @@ final class ReferenceModel
     private LinkedHashMap<Long, Account> accounts = new LinkedHashMap<>();
     private LinkedHashMap<Id, Transfer> transfers = new LinkedHashMap<>();
     private LinkedHashMap<Id, Hold> holds = new LinkedHashMap<>();
+    /** References as the ledger's memory holds them: past their window once the cold index has them. */
     private LinkedHashMap<Id, Reference> references = new LinkedHashMap<>();
+    /** Every reference ever taken: unique for good (memory, then the cold index). */
+    private LinkedHashMap<Id, Reference> allReferences = new LinkedHashMap<>();
     private LinkedHashMap<Id, StoredKey> keys = new LinkedHashMap<>();
 
     // the unit (single command or batch) in progress
@@ -283,7 +286,7 @@ final class ReferenceModel
         lastExpiredKeys = 0;
         if (first.type != CommandType.TICK)
         {
-            expireWindows(first.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * size);
+            expireWindows(first.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * size, first.coldWatermark);
         }
         unitAtomic = atomic && size > 1;
         unitFailed = false;
@@ -309,6 +312,7 @@ final class ReferenceModel
         transfers = before.transfers;
         holds = before.holds;
         references = before.references;
+        allReferences = before.allReferences;
         if (!unitFailureStored)
         {
             keys = before.keys;
@@ -330,6 +334,7 @@ final class ReferenceModel
         transfers.forEach((id, t) -> m.transfers.put(id, t.copy()));
         holds.forEach((id, h) -> m.holds.put(id, h.copy()));
         m.references.putAll(references);
+        m.allReferences.putAll(allReferences);
         m.keys.putAll(keys);
         return m;
     }
@@ -352,15 +357,19 @@ final class ReferenceModel
                 expired++;
             }
         }
-        expireWindows(now, config.expiriesPerTickMax());
+        expireWindows(now, config.expiriesPerTickMax(), c.coldWatermark);
         return new Outcome(ResultCode.OK, false, null, expired, 0, expired);
     }
 
-    /** Forgets, oldest first, up to {@code max} keys, references and transfers each that left their windows. */
-    private void expireWindows(final long nowNs, final int max)
+    /**
+     * Forgets, oldest first, up to {@code max} keys, references and transfers each that left their windows; a reference
+     * only once the cold index holds it (its transfer at or below {@code coldWatermark}).
+     */
+    private void expireWindows(final long nowNs, final int max, final long coldWatermark)
     {
         lastExpiredKeys = expireOldest(keys, k -> k.timeNs, nowNs - config.keyRetentionMs() * 1_000_000L, max);
-        expireOldest(references, Reference::timeNs, nowNs - config.referenceRetentionMs() * 1_000_000L, max);
+        final long referenceCutoff = nowNs - config.referenceRetentionMs() * 1_000_000L;
+        expireOldest(references, r -> r.transferIndex() <= coldWatermark ? r.timeNs() : Long.MAX_VALUE, referenceCutoff, max);
         expireOldest(transfers, t -> t.timeNs, nowNs - config.reversalWindowMs() * 1_000_000L, max);
     }
 
@@ -391,7 +400,13 @@ final class ReferenceModel
     Outcome apply(final Command c)
     {
         final Id keyId = new Id(c.keyHi, c.keyLo);
-        final StoredKey stored = keys.get(keyId);
+        StoredKey stored = keys.get(keyId);
+        if (stored != null && c.timestampNs - stored.timeNs >= config.keyRetentionMs() * 1_000_000L)
+        {
+            // past its retention, whether a tick expired it yet or not: a new intent (the rule wherever the key is)
+            keys.remove(keyId);
+            stored = null;
+        }
         if (stored != null)
         {
             if (stored.fingerprintHi == c.fingerprintHi && stored.fingerprintLo == c.fingerprintLo)
@@ -503,10 +518,10 @@ final class ReferenceModel
         }
         final Id referenceId = new Id(c.referenceHi, c.referenceLo);
         final boolean hasReference = c.referenceHi != 0 || c.referenceLo != 0;
-        if (hasReference && references.containsKey(referenceId))
+        if (hasReference && allReferences.containsKey(referenceId))
         {
             final Evaluation e = new Evaluation(ResultCode.DUPLICATE_REFERENCE);
-            e.extra = references.get(referenceId).transferIndex();
+            e.extra = allReferences.get(referenceId).transferIndex();
             return e;
         }
         if (hasReference && c.referenceTaken)
@@ -530,6 +545,7 @@ final class ReferenceModel
         if (hasReference)
         {
             references.put(referenceId, new Reference(c.journalIndex, c.timestampNs));
+            allReferences.put(referenceId, new Reference(c.journalIndex, c.timestampNs));
         }
         return Evaluation.ok(1, 1);
     }
@@ -537,7 +553,8 @@ final class ReferenceModel
     private Evaluation reverse(final Command c)
     {
         final Transfer original = transfers.get(new Id(c.targetIdHi, c.targetIdLo));
-        if (original == null || original.tenant != c.tenantId || original.reversal)
+        if (original == null || original.tenant != c.tenantId || original.reversal ||
+            c.timestampNs - original.timeNs >= config.reversalWindowMs() * 1_000_000L)
         {
             return new Evaluation(ResultCode.TRANSFER_NOT_FOUND);
         }

@@ -1,18 +1,11 @@
 package dev.tally.pipeline;
 
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 import dev.tally.journal.Durability;
 import dev.tally.journal.CommandLog;
 import dev.tally.journal.Journal;
-import dev.tally.ledger.command.Command;
-import dev.tally.ledger.command.CommandType;
 import org.agrona.concurrent.EpochNanoClock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Stage 1: stamps each command with Tally's journal index and a monotonic journaled time, and stages it for the
@@ -27,28 +20,17 @@ import org.slf4j.LoggerFactory;
  * only units up to {@link dev.tally.journal.Journal#stableIndex()}). In {@code async} mode {@code journaled}
  * advances before the batch end, whose force (once {@code asyncForceIntervalMs} has passed since the last one;
  * {@link EventKind#FORCE_CHECK} slots end a batch every half interval, so the last appends are forced too)
- * then delays no reply. With a {@link ReferenceCheck}, referenced transfers are checked against older
- * references first.
+ * then delays no reply. With a {@link ColdCheck}, each command is stamped with the cold index's watermark and what
+ * the cold index holds for it before it is journaled.
  */
 final class JournalStage extends ChainedStage
 {
-    private static final Logger LOG = LoggerFactory.getLogger(JournalStage.class);
-    /** After a failed reference check, how long referenced transfers are refused without asking: doubling from ... */
-    static final long REFERENCE_CHECK_PAUSE_MIN_NS = TimeUnit.SECONDS.toNanos(1);
-    /** ... to this, so that a store that hangs costs the whole pipeline one timeout per pause at most. */
-    static final long REFERENCE_CHECK_PAUSE_MAX_NS = TimeUnit.SECONDS.toNanos(30);
-
     private final CommandLog journal;
     /** The wall clock stamped on each command (epoch ns; the journal keeps time monotonic). */
     private final EpochNanoClock clock;
     private final RingBuffer<LedgerEvent> ring;
-    /** Null when there is no store to ask (no read model). */
-    private final ReferenceCheck referenceCheck;
-    private final Command[] referenced;
-    /** The last ring sequence whose reference, if any, has been checked. */
-    private long checkedThrough = -1;
-    private long checkPausedUntilNs = System.nanoTime();
-    private long checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
+    /** Null without a cold index: the watermark stays 0, and memory lets nothing go. */
+    private final ColdCheck cold;
     private final PipelineHealth health;
     private final StageMeters meters;
     /** The last ring sequence whose command is journaled as the durability mode asks (forced, in sync mode). */
@@ -64,7 +46,7 @@ final class JournalStage extends ChainedStage
     private int batchCommands;
 
     JournalStage(
-        final CommandLog journal, final EpochNanoClock clock, final RingBuffer<LedgerEvent> ring, final ReferenceCheck referenceCheck, final PipelineHealth health,
+        final CommandLog journal, final EpochNanoClock clock, final RingBuffer<LedgerEvent> ring, final ColdCheck cold, final PipelineHealth health,
         final StageMeters meters, final StageHandoff handoff, final Sequence journaled)
     {
         super(handoff);
@@ -73,8 +55,7 @@ final class JournalStage extends ChainedStage
         this.journal = journal;
         this.clock = clock;
         this.ring = ring;
-        this.referenceCheck = referenceCheck;
-        this.referenced = referenceCheck == null ? null : new Command[ring.getBufferSize()];
+        this.cold = cold;
         this.health = health;
         this.meters = meters;
     }
@@ -86,6 +67,10 @@ final class JournalStage extends ChainedStage
         oldestReceivedNs = 0;
         batchCommands = 0;
         batchStarts(batchSize);
+        if (cold != null)
+        {
+            cold.beginBatch();
+        }
     }
 
     @Override
@@ -95,10 +80,6 @@ final class JournalStage extends ChainedStage
         if (forceFailed)
         {
             event.notDurable = true;
-        }
-        if (referenceCheck != null && sequence > checkedThrough && hasReference(event))
-        {
-            checkReferences(sequence);
         }
         if (event.kind == EventKind.COMMAND)
         {
@@ -119,6 +100,10 @@ final class JournalStage extends ChainedStage
             {
                 try
                 {
+                    if (cold != null)
+                    {
+                        cold.prepare(event.command, journal.nextIndex());
+                    }
                     journal.stampAndStage(event.command, clock.nanoTime());
                     if (stagedFromSequence < 0)
                     {
@@ -206,62 +191,6 @@ final class JournalStage extends ChainedStage
         {
             meters.journalBatch(batchCommands, appendedNs - batchStartNs, System.nanoTime() - appendedNs,
                 oldestReceivedNs == 0 ? -1 : batchStartNs - oldestReceivedNs);
-        }
-    }
-
-    private static boolean hasReference(final LedgerEvent event)
-    {
-        return event.kind == EventKind.COMMAND && event.command.type == CommandType.TRANSFER && event.command.hasReference();
-    }
-
-    /**
-     * Asks the store about every referenced transfer from {@code from} to the end of the batch, in one round trip,
-     * before any of them is journaled. When it cannot answer, those transfers are journaled as unchecked (the
-     * ledger refuses them with 503 {@code reference-check-unavailable}, not stored: a retry is decided afresh),
-     * and so are the referenced transfers of the following pause (1 s, doubling to 30 s while it keeps failing),
-     * without asking: a store that is down or hangs never stalls the pipeline for more than one attempt per pause,
-     * and never lets an old reference through to the writer's UNIQUE constraint.
-     */
-    private void checkReferences(final long from)
-    {
-        int count = 0;
-        for (long s = from; s <= batchLastSequence(); s++)
-        {
-            final LedgerEvent next = ring.get(s);
-            if (hasReference(next))
-            {
-                referenced[count++] = next.command;
-            }
-        }
-        checkedThrough = batchLastSequence();
-        if (System.nanoTime() - checkPausedUntilNs < 0)
-        {
-            markUnchecked(count);
-        }
-        else
-        {
-            try
-            {
-                referenceCheck.markTaken(referenced, count);
-                checkPauseNs = REFERENCE_CHECK_PAUSE_MIN_NS;
-            }
-            catch (final Exception ex)
-            {
-                markUnchecked(count);
-                checkPausedUntilNs = System.nanoTime() + checkPauseNs;
-                LOG.error("reference check failed: transfers with a reference are refused (503 reference-check-unavailable) " +
-                    "for the next {} ms", TimeUnit.NANOSECONDS.toMillis(checkPauseNs), ex);
-                checkPauseNs = Math.min(REFERENCE_CHECK_PAUSE_MAX_NS, 2 * checkPauseNs);
-            }
-        }
-        Arrays.fill(referenced, 0, count, null);
-    }
-
-    private void markUnchecked(final int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            referenced[i].referenceUnchecked = true;
         }
     }
 }

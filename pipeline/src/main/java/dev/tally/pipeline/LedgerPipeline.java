@@ -86,12 +86,12 @@ public final class LedgerPipeline implements AutoCloseable
      * @param fanOut         receive each completed unit on the business thread, in this order (the read model, then
      *                       the snapshotter: a snapshot's copy never runs ahead of the effects before it).
      * @param meters         receives the journaler's and the business thread's per-batch timings.
-     * @param referenceCheck asked by the journaler about references older than the ledger remembers; null for none.
+     * @param cold           the journal stage's side of the cold index; null for none (memory then lets nothing go).
      */
     public LedgerPipeline(
         final Ledger ledger, final CommandLog journal, final Function<InputRing, ResponderStage> responder,
         final List<UnitListener> fanOut, final PipelineConfig config, final PipelineHealth health, final StageMeters meters,
-        final ReferenceCheck referenceCheck)
+        final ColdCheck cold)
     {
         config.validate();
         this.health = health;
@@ -113,7 +113,7 @@ public final class LedgerPipeline implements AutoCloseable
         final WholeBatchGate wholeBatches = new WholeBatchGate(responder.apply(inputRing), StageHandoff.responder(waitStrategy));
         final ExceptionHandler<LedgerEvent> halting = new HaltingExceptionHandler(health);
         disruptor
-            .handleEventsWith(new JournalStage(journal, config.clock(), ring, referenceCheck, health, meters, StageHandoff.journaler(waitStrategy),
+            .handleEventsWith(new JournalStage(journal, config.clock(), ring, cold, health, meters, StageHandoff.journaler(waitStrategy),
                 journaled))
             .then(new BusinessStage(ledger, ring, health, fanOut.toArray(new UnitListener[0]), meters, StageHandoff.business(waitStrategy)))
             .then((EventProcessorFactory<LedgerEvent>)(ringBuffer, business) -> afterBoth(ringBuffer, business, journaled, wholeBatches, halting));

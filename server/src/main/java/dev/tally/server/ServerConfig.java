@@ -6,7 +6,9 @@ import dev.tally.gateway.http.NettyTransport;
 import dev.tally.pipeline.LedgerPipeline;
 import dev.tally.journal.Durability;
 import dev.tally.journal.JournalConfig;
+import dev.tally.coldindex.ColdIndexConfig;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.persistence.outbox.RelayConfig;
 import io.netty.handler.ssl.SslContext;
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import java.nio.file.Path;
  * @param webhooks   the outbox relay's endpoints and settings; null runs no relay (docs/WEBHOOKS.md).
  * @param journal    the journal's operator settings (see {@link JournalOptions}).
  * @param transport  how the HTTP event loops reach the sockets: NIO, io_uring, or auto (io_uring where offered).
+ * @param cold       the cold index's memory and how far it may fall behind (see {@link ColdOptions}).
  */
 public record ServerConfig(
     String host,
@@ -46,8 +49,69 @@ public record ServerConfig(
     SslContext tls,
     RelayConfig webhooks,
     JournalOptions journal,
-    NettyTransport transport)
+    NettyTransport transport,
+    ColdOptions cold)
 {
+    /**
+     * The cold index (docs/ARCHITECTURE.md, "Bounded memory"): where memory's keys, references and transfers go once the
+     * ledger lets them go, in {@code data/cold}.
+     *
+     * @param blockCacheBytes  RocksDB's block cache (index and filter blocks included).
+     * @param writeBufferBytes one RocksDB memtable.
+     * @param ringBytes        the ring from the business thread to the cold index's writer, a power of two.
+     * @param lagMax           the most commands the cold index may be behind a journaled command before requests are
+     *                         refused (503 {@code cold-index-unavailable}); lowered to what the ledger's tables hold
+     *                         ({@link #lagMaxFor}).
+     */
+    public record ColdOptions(long blockCacheBytes, long writeBufferBytes, int ringBytes, long lagMax)
+    {
+        /** The smallest lag bound: two full batches, so that one passes while the index files the one before. */
+        public static final long LAG_MAX_MIN = 2L * LedgerLimits.BATCH_OPERATIONS_MAX;
+
+        /** 16 MiB: about 65,000 transfers recorded ahead of the writer (some 250 bytes each). */
+        public static final int RING_BYTES_DEFAULT = 16 << 20;
+
+        public ColdOptions
+        {
+            if (ringBytes < (64 << 10) || ringBytes > (1 << 30) || Integer.bitCount(ringBytes) != 1)
+            {
+                throw new IllegalArgumentException("the cold index ring must be a power of two from 64 KiB to 1 GiB, was " + ringBytes);
+            }
+            if (lagMax < LAG_MAX_MIN || lagMax > LedgerLimits.COLD_LAG_MAX)
+            {
+                throw new IllegalArgumentException("--cold-lag-max must be " + LAG_MAX_MIN + ".." + LedgerLimits.COLD_LAG_MAX +
+                    " (two full batches at least, so that a batch always passes), was " + lagMax);
+            }
+            new ColdIndexConfig(Path.of("."), 1, blockCacheBytes, writeBufferBytes);   // checks the two sizes
+        }
+
+        public static ColdOptions defaults()
+        {
+            return new ColdOptions(ColdIndexConfig.BLOCK_CACHE_BYTES_DEFAULT, ColdIndexConfig.WRITE_BUFFER_BYTES_DEFAULT,
+                RING_BYTES_DEFAULT, LedgerLimits.COLD_LAG_MAX);
+        }
+
+        /**
+         * @return the lag bound under {@code ledger}'s tables: each must hold every item the cold index does not hold yet
+         * (at most one per command behind) and a whole batch more, or memory could have nothing it may let go. Never
+         * below {@link #LAG_MAX_MIN}, so that a full batch always passes once the index is a batch behind: tables
+         * smaller than that and a batch (24,570) may then answer capacity-exceeded while the index catches up, never
+         * refuse a batch for good.
+         */
+        public long lagMaxFor(final LedgerConfig ledger)
+        {
+            final long smallest = Math.min(ledger.idempotencyKeysMax(), Math.min(ledger.referencesMax(), ledger.transfersMax()));
+            return Math.max(LAG_MAX_MIN, Math.min(lagMax, smallest - LedgerLimits.BATCH_OPERATIONS_MAX));
+        }
+
+        /** @return the cold index's RocksDB settings for {@code directory}, keys kept as long as {@code ledger} keeps them. */
+        public ColdIndexConfig indexConfig(final Path directory, final LedgerConfig ledger)
+        {
+            return new ColdIndexConfig(directory, ledger.keyRetentionMs() * 1_000_000L, blockCacheBytes, writeBufferBytes);
+        }
+    }
+
+
     /**
      * What an operator sets on the journal beyond the data folder and durability.
      *
@@ -99,6 +163,17 @@ public record ServerConfig(
         }
     }
 
+    /** With the cold index's defaults. */
+    public ServerConfig(
+        final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
+        final LedgerConfig ledger, final LedgerPipeline.PipelineConfig pipeline, final HttpLimits http, final String dbUrl,
+        final boolean persistence, final SslContext tls, final RelayConfig webhooks, final JournalOptions journal,
+        final NettyTransport transport)
+    {
+        this(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls, webhooks, journal,
+            transport, ColdOptions.defaults());
+    }
+
     /** With the transport chosen by {@link NettyTransport#AUTO}. */
     public ServerConfig(
         final String host, final int port, final Path dataDir, final Durability durability, final ApiKeys apiKeys, final int ioThreads,
@@ -140,28 +215,41 @@ public record ServerConfig(
     public ServerConfig withTls(final SslContext tls)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal, transport);
+            webhooks, journal, transport, cold);
     }
 
     /** @return this configuration delivering the outbox to {@code webhooks}. */
     public ServerConfig withWebhooks(final RelayConfig webhooks)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal, transport);
+            webhooks, journal, transport, cold);
     }
 
     /** @return this configuration with other journal settings. */
     public ServerConfig withJournal(final JournalOptions journal)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal, transport);
+            webhooks, journal, transport, cold);
     }
 
     /** @return this configuration serving HTTP on {@code transport}. */
     public ServerConfig withTransport(final NettyTransport transport)
     {
         return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
-            webhooks, journal, transport);
+            webhooks, journal, transport, cold);
+    }
+
+    /** @return this configuration with other cold index settings. */
+    public ServerConfig withCold(final ColdOptions cold)
+    {
+        return new ServerConfig(host, port, dataDir, durability, apiKeys, ioThreads, ledger, pipeline, http, dbUrl, persistence, tls,
+            webhooks, journal, transport, cold);
+    }
+
+    /** @return where the cold index keeps what the ledger's memory let go. */
+    public Path coldIndexDir()
+    {
+        return dataDir.resolve("cold");
     }
 
     /** @return where the embedded PostgreSQL keeps its data. */

@@ -30,6 +30,7 @@ import dev.tally.snapshotter.Snapshotter;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +71,8 @@ public final class TallyServer implements AutoCloseable
     private final ReadModelQueries queries;
     private final OutboxRelay relay;
     private final Snapshotter snapshotter;
-    /** The journaler's connection for references older than the ledger remembers; null without a read model. */
-    private final StoredReferenceCheck referenceCheck;
+    /** Where memory's keys, references and transfers go once the ledger lets them go. */
+    private final ColdIndexService cold;
 
     /** A server with the default snapshot schedule (see {@link SnapshotConfig#defaults()}). */
     public TallyServer(final ServerConfig config) throws Exception
@@ -106,29 +107,43 @@ public final class TallyServer implements AutoCloseable
             }
             final SnapshotDirectory snapshotDir = snapshots.enabled() ?
                 SnapshotDirectory.open(SnapshotDirectory.inDataDir(config.dataDir()), snapshots.retainCount()) : null;
+            cold = ColdIndexService.open(config);
+            undo.onFailure("close the cold index", cold);
             final EndWitness witness = RecoveryWitnesses.newestSnapshot(snapshotDir != null ? snapshotDir :
                 SnapshotDirectory.forReading(SnapshotDirectory.inDataDir(config.dataDir())))
-                .higher(readModel == null ? EndWitness.NONE : readModel.watermarkWitness());
+                .higher(readModel == null ? EndWitness.NONE : readModel.watermarkWitness())
+                .higher(cold.watermarkWitness());
 
             // 3. The journal, the source of truth: its torn tail cut (never below a witness), then the writer on it, so
             //    that the replay below can feed it the effects of every command past its watermark.
             journal = Journal.open(config.journal().applyTo(JournalConfig.of(config.journalDir(), config.durability())), witness);
             undo.onFailure("close the journal", journal);
+            LedgerRulesFile.requireCurrentGeneration(config.dataDir(), journal.lastIndex());
             JournalCuts.report(journal.recovery(), config.journalDir(), health);
             if (readModel != null)
             {
                 readModel.startWriter(journal);
             }
-            final UnitListener unitListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
+            cold.startWriter(journal::stableIndex);
+            final UnitListener readModelListener = readModel == null ? UnitListener.NONE : readModel::onCommand;
+            final UnitListener coldListener = cold.unitListener();
+            final UnitListener replayListener = (replayed, lastCommand) ->
+            {
+                readModelListener.onUnit(replayed, lastCommand);
+                coldListener.onUnit(replayed, lastCommand);
+            };
 
-            // 4. The ledger: the newest valid snapshot, then the journal after it. With a read model, no snapshot
-            //    newer than its watermark: the commands in between must be replayed for PostgreSQL to receive them.
+            // 4. The ledger: the newest valid snapshot, then the journal after it. No snapshot newer than the cold
+            //    index's watermark, nor (with a read model) than PostgreSQL's: the commands in between must be replayed
+            //    for them to receive what those commands filed.
             final long journalEnd = journal.lastIndex();
+            final LongSupplier restartIndexMax = () -> Math.min(cold.watermark(),
+                readModel == null ? Long.MAX_VALUE : readModel.writer().watermark());
             final RecoveredLedger recovered = LedgerRecovery.recover(snapshotDir, journal::replay, config.ledger(),
-                readModel == null ? Long.MAX_VALUE : readModel.writer().watermark(), witness, LedgerRecovery.OnBrokenJournal.REFUSE,
+                restartIndexMax.getAsLong(), witness, LedgerRecovery.OnBrokenJournal.REFUSE,
                 ReplayProgress.every(REPLAY_PROGRESS_INTERVAL_NS, (index, commands, elapsedNs) -> LOG.info(
                     "replaying the journal: at index {} of {}, {} commands in {} s", index, journalEnd, commands,
-                    elapsedNs / 1_000_000_000L), unitListener::onUnit));
+                    elapsedNs / 1_000_000_000L), replayListener::onUnit));
             JournalCuts.requireReplayReachedTheEnd(recovered.replay(), journal);
             ledger = recovered.ledger();
             replay = recovered.replay();
@@ -136,17 +151,17 @@ public final class TallyServer implements AutoCloseable
                 recovered.snapshotPath() == null ? "the journal's start" : "snapshot " + recovered.snapshotPath(), recovered.loadMs(),
                 replay.deliveredCount(), ledger.lastJournalIndex(), recovered.replayMs(), replay.status(), dev.tally.ledger.StateDigest.hex(ledger.stateHash()));
             snapshotter = snapshotDir == null ? null : new Snapshotter(snapshotDir, recovered.snapshotIndex(), snapshots);
-            if (snapshotDir != null && readModel != null)
+            if (snapshotDir != null)
             {
-                // retention keeps a snapshot the next start may load, however far the writer falls behind
-                snapshotDir.keepOneUpTo(readModel.writer()::watermark);
+                // retention keeps a snapshot the next start may load, however far the writers fall behind
+                snapshotDir.keepOneUpTo(restartIndexMax);
             }
             if (snapshotter != null)
             {
                 snapshotter.writeOnlyOnceStable(journal::stableIndex);
                 snapshotter.prepare(ledger);   // its schedule and image, here rather than on the business thread
             }
-            final List<UnitListener> fanOut = new ArrayList<>(List.of(unitListener));
+            final List<UnitListener> fanOut = new ArrayList<>(List.of(readModelListener, coldListener));
             if (snapshotter != null)
             {
                 fanOut.add(snapshotter::onCommand);
@@ -158,17 +173,12 @@ public final class TallyServer implements AutoCloseable
             {
                 undo.onFailure("close the read-model queries", queries);
             }
-            referenceCheck = readModel == null ? null : new StoredReferenceCheck(readModel.database());
-            if (referenceCheck != null)
+            if (recordedRules == null || LedgerRulesFile.version(config.dataDir()) < LedgerRulesFile.RULES_VERSION)
             {
-                undo.onFailure("close the reference check", referenceCheck);
+                recordRules(config, undo);   // a new folder, or an older generation's with nothing journaled
             }
-            if (recordedRules == null)
-            {
-                recordRules(config, undo);
-            }
-            pipeline = new LedgerPipeline(ledger, journal, ring -> new HttpResponder(ring, metrics, queries), fanOut, config.pipeline(),
-                health, metrics, referenceCheck);
+            pipeline = new LedgerPipeline(ledger, journal, ring -> new HttpResponder(ring, metrics, queries, cold.responderReads()), fanOut, config.pipeline(),
+                health, metrics, cold.check());
             undo.onFailure("stop the pipeline", pipeline);   // empty ring: nothing to drain, its threads stop
             if (snapshotter != null)
             {
@@ -177,6 +187,7 @@ public final class TallyServer implements AutoCloseable
                 metrics.bindSnapshotter(snapshotter);
             }
             metrics.bind(ledger.stats(), journal, pipeline.ring(), health);
+            metrics.bindColdIndex(cold.writer(), cold.recorder(), cold.check());
             if (readModel != null)
             {
                 metrics.bindWriter(readModel.writer());
@@ -225,12 +236,7 @@ public final class TallyServer implements AutoCloseable
      */
     private void recordRules(final ServerConfig config, final StartupUndo undo)
     {
-        final long journaledBefore = journal.lastIndex();
-        if (journaledBefore > 0)
-        {
-            LOG.warn("the journal in {} has no recorded ledger rules (a folder from before they were recorded): " +
-                "recording the rules of this start, {}", config.dataDir(), config.ledger());
-        }
+        final long journaledBefore = journal.lastIndex();   // 0: requireCurrentGeneration refused any other
         LedgerRulesFile.write(config.dataDir(), config.ledger());
         undo.onFailure("forget the ledger rules recorded by this start", () ->
         {
@@ -299,10 +305,6 @@ public final class TallyServer implements AutoCloseable
             snapshotter.close();
         }
         pipeline.close();
-        if (referenceCheck != null)
-        {
-            referenceCheck.close();   // the journaler has stopped: nothing asks any more
-        }
         if (queries != null)
         {
             // Before the connections close: a reply a PostgreSQL read holds back holds every later reply of its
@@ -314,17 +316,19 @@ public final class TallyServer implements AutoCloseable
         {
             relay.close();   // before the pool closes; events it had claimed are delivered after their lease
         }
+        try
+        {
+            journal.forceForStop();   // under async, what the last timed force left: the writers take only what is stable
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("journal force at stop failed: the cold index and PostgreSQL get only what was forced before", ex);
+        }
+        final long filedUpTo = Math.min(ledger.lastJournalIndex(), journal.stableIndex());
+        cold.close(filedUpTo);
         if (readModel != null)
         {
-            try
-            {
-                journal.forceForStop();   // under async, what the last timed force left: the writer takes only what is stable
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.error("journal force at stop failed: PostgreSQL gets only what was forced before", ex);
-            }
-            readModel.close(Math.min(ledger.lastJournalIndex(), journal.stableIndex()));
+            readModel.close(filedUpTo);
         }
         boolean journalClosed = false;
         try

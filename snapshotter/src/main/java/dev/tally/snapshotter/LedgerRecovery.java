@@ -133,9 +133,18 @@ public final class LedgerRecovery
             snapshots.reject(file);
             return null;
         }
-        if (!config.equals(image.config()))
+        if (!config.decidesLike(image.config()))
         {
-            LOG.warn("snapshot {} was taken with another ledger configuration ({}): skipped", file.path(), image.config());
+            LOG.warn("snapshot {} was taken with ledger rules that decide otherwise ({}): skipped", file.path(), image.config());
+            return null;
+        }
+        final boolean resized = !config.equals(image.config());
+        if (resized && image.stateHash() != header.stateHash())
+        {
+            // other table sizes: checked on the image, before the restore keeps only what fits
+            LOG.warn("snapshot {} holds state hash {}, written with {}: set aside", file.path(), StateDigest.hex(image.stateHash()),
+                StateDigest.hex(header.stateHash()));
+            snapshots.reject(file);
             return null;
         }
         final Ledger ledger;
@@ -149,7 +158,7 @@ public final class LedgerRecovery
             snapshots.reject(file);
             return null;
         }
-        if (ledger.stateHash() != header.stateHash())
+        if (!resized && ledger.stateHash() != header.stateHash())
         {
             LOG.warn("snapshot {} restores to state hash {}, written with {}: set aside", file.path(),
                 StateDigest.hex(ledger.stateHash()), StateDigest.hex(header.stateHash()));

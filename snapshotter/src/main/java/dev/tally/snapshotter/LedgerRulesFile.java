@@ -33,6 +33,15 @@ public final class LedgerRulesFile
 {
     public static final String FILE_NAME = "ledger-rules.properties";
 
+    /**
+     * The rules' generation this build decides under, recorded as {@code rulesVersion}: 2 is the cold index (memory lets
+     * keys, references and transfers go once the cold index holds them; a reference stays unique for good; the reversal
+     * window is checked by journaled time wherever the transfer is). A folder recorded without it (generation 1) has a
+     * journal decided under other rules, which this build would replay differently.
+     */
+    public static final int RULES_VERSION = 2;
+    private static final String VERSION_KEY = "rulesVersion";
+
     /** One rule: its name in the file (the {@link LedgerConfig} component's) and how to read it from a configuration. */
     private record Rule(String name, ToLongFunction<LedgerConfig> value)
     {
@@ -50,6 +59,9 @@ public final class LedgerRulesFile
         new Rule("referenceRetentionMs", LedgerConfig::referenceRetentionMs),
         new Rule("reversalWindowMs", LedgerConfig::reversalWindowMs),
         new Rule("expiriesPerTickMax", LedgerConfig::expiriesPerTickMax));
+
+    /** The tables whose size is a tuning knob from {@link LedgerConfig#TUNABLE_TABLE_MIN} up. */
+    private static final List<String> TUNABLE_TABLES = List.of("idempotencyKeysMax", "referencesMax", "transfersMax");
 
     private LedgerRulesFile()
     {
@@ -95,6 +107,49 @@ public final class LedgerRulesFile
         }
     }
 
+    /**
+     * @return the rules' generation {@code dataDir} recorded: {@link #RULES_VERSION} for a folder this build recorded, 1
+     *         for one recorded before generations were, 0 when the folder recorded none.
+     */
+    public static int version(final Path dataDir)
+    {
+        final Path file = inDataDir(dataDir);
+        if (!Files.exists(file))
+        {
+            return 0;
+        }
+        final Properties p = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8))
+        {
+            p.load(in);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read the ledger rules " + file, ex);
+        }
+        final String version = p.getProperty(VERSION_KEY);
+        return version == null ? 1 : Integer.parseInt(version.trim());
+    }
+
+    /**
+     * Refuses a folder whose journal holds commands decided under an older generation of rules: this build would replay
+     * them to another state than the one acknowledged.
+     *
+     * @param journaled the journal's last index (0: nothing journaled yet, any folder will do).
+     * @throws IllegalStateException saying so and what to do.
+     */
+    public static void requireCurrentGeneration(final Path dataDir, final long journaled)
+    {
+        final int version = version(dataDir);
+        if (journaled > 0 && version < RULES_VERSION)
+        {
+            throw new IllegalStateException("the journal in " + dataDir + " was decided under ledger rules of generation " +
+                Math.max(1, version) + " (before the cold index), and this build decides under generation " + RULES_VERSION +
+                ": a replay would not rebuild what was acknowledged. Serve this folder with the build that wrote it, or start " +
+                "a new data folder (docs/OPERATIONS.md, \"Upgrading\").");
+        }
+    }
+
     /** Records {@code rules} for {@code dataDir}, durably. Only when none are recorded yet. */
     public static void write(final Path dataDir, final LedgerConfig rules)
     {
@@ -104,6 +159,7 @@ public final class LedgerRulesFile
             "# The ledger rules this data folder's journal is decided under (docs/CONFIG.md, \"Ledger rules\").\n" +
             "# Recorded by the first tally serve on the folder. Every start and every replay uses them; a start with other\n" +
             "# values is refused, because a replay under other rules would change results already acknowledged. Do not edit.\n");
+        text.append(VERSION_KEY).append('=').append(RULES_VERSION).append('\n');
         for (final Rule rule : RULES)
         {
             text.append(rule.name()).append('=').append(rule.value().applyAsLong(rules)).append('\n');
@@ -148,7 +204,9 @@ public final class LedgerRulesFile
 
     /**
      * @return one line per rule where {@code wanted} differs from {@code recorded}, e.g.
-     *         {@code "keyRetentionMs: 8000 recorded, 86400000 asked"}; empty when they agree.
+     *         {@code "keyRetentionMs: 8000 recorded, 86400000 asked"}; empty when they agree. A difference that decides
+     *         nothing ({@link LedgerConfig#decidesLike}: the keys, references and transfers tables' sizes, from
+     *         {@link LedgerConfig#TUNABLE_TABLE_MIN} up, and how long a reference stays in memory) is not one.
      */
     public static List<String> differences(final LedgerConfig recorded, final LedgerConfig wanted)
     {
@@ -157,12 +215,20 @@ public final class LedgerRulesFile
         {
             final long was = rule.value().applyAsLong(recorded);
             final long asked = rule.value().applyAsLong(wanted);
-            if (was != asked)
+            if (was != asked && !tunable(rule, was, asked))
             {
-                out.add(rule.name() + ": " + was + " recorded, " + asked + " asked");
+                out.add(rule.name() + ": " + was + " recorded, " + asked + " asked" +
+                    (TUNABLE_TABLES.contains(rule.name()) ? " (a table's size may change when both are at least " +
+                        LedgerConfig.TUNABLE_TABLE_MIN + ")" : ""));
             }
         }
         return out;
+    }
+
+    private static boolean tunable(final Rule rule, final long was, final long asked)
+    {
+        return rule.name().equals("referenceRetentionMs") ||
+            (TUNABLE_TABLES.contains(rule.name()) && was >= LedgerConfig.TUNABLE_TABLE_MIN && asked >= LedgerConfig.TUNABLE_TABLE_MIN);
     }
 
     /**

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
 /**
- * The snapshot file, version 2: a checked header, then the {@link StateImage} sections, each followed by
+ * The snapshot file, version 3: a checked header, then the {@link StateImage} sections, each followed by
  * its own CRC32C. Written and read here, side by side, in field order. Little-endian throughout.
  *
  * <pre>
@@ -25,31 +25,43 @@ import java.util.zip.CRC32C;
  *     40    8  transfersPosted            i64
  *     48    8  stateHash                  i64  Ledger.stateHash() of the state
  *     56   80  ledger configuration       10 x i64, LedgerConfig's fields in declaration order
- *    136   64  section lengths            8 x i64, bytes of each section body
- *    200    4  header crc32c              over bytes [0, 200)
- *    204       sections, in this order, each: body (its length), then crc32c (4) over the body
+ *    136   72  section lengths            9 x i64, bytes of each section body
+ *    208    4  header crc32c              over bytes [0, 208)
+ *    212       sections, in this order, each: body (its length), then crc32c (4) over the body
  *                0 account records   1 sub-balance pairs   2 keys   3 references
  *                4 transfers   5 transfer reference digests (low half)   6 transfer reference texts   7 holds
+ *                8 cold transfers (transfers as reversals left them, until the cold index holds them)
  * </pre>
  *
- * <p>The file is exactly {@code 204 + sum(length + 4)} bytes: a truncated file, a flipped byte anywhere
+ * <p>The file is exactly {@code 212 + sum(length + 4)} bytes: a truncated file, a flipped byte anywhere
  * or an unknown version is a {@link SnapshotCorruptException}, never a silently wrong state.
+ *
+ * <p>Versions 1 and 2 are read too: 8 sections (no cold transfers, which their ledgers did not have), so 64 bytes of
+ * section lengths, the header crc32c at 200 and the sections from 204; the image's cold transfers are left empty.
  *
  * <p>One instance per thread: it owns a 1 MiB direct buffer and a {@link CRC32C}, reused for every file.
  */
 public final class SnapshotFormat
 {
     /**
-     * Version of the layout above. Bump it (and keep reading the old one) on any change. 2: a transfer record's packed
-     * field may carry the has-metadata bit (bit 48), which a version-1 reader would take for part of the reference
-     * length; the layout is otherwise version 1's, which is read as it is (no transfer of it has the bit).
+     * Version of the layout above. Bump it (and keep reading the old one) on any change. 3: section 8, the cold
+     * transfers, which a version-2 reader would not know of (and the header's section lengths grow by one).
      */
-    public static final int VERSION = 2;
-    /** The version before {@link #VERSION}, still read. */
+    public static final int VERSION = 3;
+    /**
+     * The version before {@link #VERSION}, still read: 8 sections, no cold transfers. Its transfer record's packed field
+     * may carry the has-metadata bit (bit 48), which a version-1 reader would take for part of the reference length.
+     */
+    static final int VERSION_WITHOUT_COLD_TRANSFERS = 2;
+    /** The version before that, still read: version 2's layout, no transfer of it has the has-metadata bit. */
     static final int VERSION_WITHOUT_METADATA_BIT = 1;
-    public static final int SECTION_COUNT = 8;
+    public static final int SECTION_COUNT = 9;
+    /** Sections of a version 1 or 2 file: every one but the cold transfers. */
+    static final int SECTION_COUNT_WITHOUT_COLD_TRANSFERS = 8;
     /** The one section of bytes (transfer reference texts); every other section is longs. */
     static final int REFERENCE_TEXT_SECTION = 6;
+    /** The section version 3 added, last, so that the sections before it are laid out as in version 2. */
+    static final int COLD_TRANSFER_SECTION = 8;
 
     static final byte[] MAGIC = "TALLYSNP".getBytes(StandardCharsets.US_ASCII);
     static final int VERSION_OFFSET = MAGIC.length;
@@ -61,9 +73,10 @@ public final class SnapshotFormat
     static final int STATE_HASH_OFFSET = TRANSFERS_POSTED_OFFSET + Long.BYTES;
     static final int CONFIG_OFFSET = STATE_HASH_OFFSET + Long.BYTES;
     static final int SECTION_LENGTHS_OFFSET = CONFIG_OFFSET + StateImage.CONFIG_VALUES * Long.BYTES;
-    static final int HEADER_CRC_OFFSET = SECTION_LENGTHS_OFFSET + SECTION_COUNT * Long.BYTES;
     /** Bytes before the first section. */
-    public static final int HEADER_LENGTH = HEADER_CRC_OFFSET + Integer.BYTES;
+    public static final int HEADER_LENGTH = headerLength(SECTION_COUNT);
+    /** Bytes before the first section of a version 1 or 2 file. */
+    static final int HEADER_LENGTH_WITHOUT_COLD_TRANSFERS = headerLength(SECTION_COUNT_WITHOUT_COLD_TRANSFERS);
 
     private static final int CHUNK_BYTES = 1 << 20;
     /** The largest section: a Java array of longs. */
@@ -203,31 +216,8 @@ public final class SnapshotFormat
     public SnapshotHeader read(final FileChannel in, final StateImage image) throws IOException, SnapshotCorruptException
     {
         final long fileLength = in.size();
-        if (fileLength < HEADER_LENGTH)
-        {
-            throw new SnapshotCorruptException("truncated: " + fileLength + " bytes, a header takes " + HEADER_LENGTH);
-        }
-        chunk.clear().limit(HEADER_LENGTH);
-        readFully(in);
-        chunk.flip();
-        for (int i = 0; i < MAGIC.length; i++)
-        {
-            if (chunk.get(i) != MAGIC[i])
-            {
-                throw new SnapshotCorruptException("not a snapshot file (bad magic)");
-            }
-        }
-        crc.reset();
-        crc.update(chunk.duplicate().limit(HEADER_CRC_OFFSET));
-        if ((int)crc.getValue() != chunk.getInt(HEADER_CRC_OFFSET))
-        {
-            throw new SnapshotCorruptException("header checksum does not match");
-        }
-        final int version = chunk.getInt(VERSION_OFFSET);
-        if ((version != VERSION && version != VERSION_WITHOUT_METADATA_BIT) || chunk.getInt(SECTION_COUNT_OFFSET) != SECTION_COUNT)
-        {
-            throw new SnapshotCorruptException("unknown format version " + version);
-        }
+        final int version = readHeader(in, fileLength);
+        final int sectionCount = sectionCount(version);
         final SnapshotHeader header = new SnapshotHeader(version, chunk.getLong(JOURNAL_INDEX_OFFSET), chunk.getLong(TIMESTAMP_OFFSET),
             chunk.getLong(STATE_HASH_OFFSET));
         image.position(header.lastJournalIndex(), header.timestampNs(), chunk.getLong(COMMANDS_APPLIED_OFFSET),
@@ -236,9 +226,9 @@ public final class SnapshotFormat
         {
             image.configValues()[i] = chunk.getLong(CONFIG_OFFSET + i * Long.BYTES);
         }
-        final long[] lengths = new long[SECTION_COUNT];
-        long expectedLength = HEADER_LENGTH;
-        for (int section = 0; section < SECTION_COUNT; section++)
+        final long[] lengths = new long[sectionCount];
+        long expectedLength = headerLength(sectionCount);
+        for (int section = 0; section < sectionCount; section++)
         {
             lengths[section] = chunk.getLong(SECTION_LENGTHS_OFFSET + section * Long.BYTES);
             if (lengths[section] < 0 || lengths[section] > SECTION_BYTES_MAX || (section != REFERENCE_TEXT_SECTION && lengths[section] % Long.BYTES != 0))
@@ -252,7 +242,11 @@ public final class SnapshotFormat
             throw new SnapshotCorruptException("file is " + fileLength + " bytes, its header announces " + expectedLength +
                 (fileLength < expectedLength ? " (truncated)" : ""));
         }
-        for (int section = 0; section < SECTION_COUNT; section++)
+        for (int section = sectionCount; section < SECTION_COUNT; section++)
+        {
+            longSection(image, section).resize(0);   // not in an older file: its ledger had none (the image may be reused)
+        }
+        for (int section = 0; section < sectionCount; section++)
         {
             crc.reset();
             if (section == REFERENCE_TEXT_SECTION)
@@ -272,6 +266,71 @@ public final class SnapshotFormat
             }
         }
         return header;
+    }
+
+    /**
+     * Reads the header into the chunk and checks its magic, version, section count and checksum.
+     *
+     * @return the file's format version, one this code reads.
+     */
+    private int readHeader(final FileChannel in, final long fileLength) throws IOException, SnapshotCorruptException
+    {
+        if (fileLength < HEADER_LENGTH_WITHOUT_COLD_TRANSFERS)
+        {
+            throw new SnapshotCorruptException("truncated: " + fileLength + " bytes, a header takes " + HEADER_LENGTH_WITHOUT_COLD_TRANSFERS +
+                " or more");
+        }
+        chunk.clear().limit(SECTION_LENGTHS_OFFSET);
+        readFully(in);
+        for (int i = 0; i < MAGIC.length; i++)
+        {
+            if (chunk.get(i) != MAGIC[i])
+            {
+                throw new SnapshotCorruptException("not a snapshot file (bad magic)");
+            }
+        }
+        final int version = chunk.getInt(VERSION_OFFSET);
+        final int sectionCount = sectionCount(version);
+        if (sectionCount < 0 || chunk.getInt(SECTION_COUNT_OFFSET) != sectionCount)
+        {
+            throw new SnapshotCorruptException("unknown format version " + version);
+        }
+        final int headerLength = headerLength(sectionCount);
+        if (fileLength < headerLength)
+        {
+            throw new SnapshotCorruptException("truncated: " + fileLength + " bytes, a version " + version + " header takes " + headerLength);
+        }
+        chunk.limit(headerLength);
+        readFully(in);
+        chunk.flip();
+        crc.reset();
+        crc.update(chunk.duplicate().limit(headerCrcOffset(sectionCount)));
+        if ((int)crc.getValue() != chunk.getInt(headerCrcOffset(sectionCount)))
+        {
+            throw new SnapshotCorruptException("header checksum does not match");
+        }
+        return version;
+    }
+
+    /** @return the sections a file of {@code version} holds, or -1 for a version this code does not read. */
+    private static int sectionCount(final int version)
+    {
+        switch (version)
+        {
+            case VERSION: return SECTION_COUNT;
+            case VERSION_WITHOUT_COLD_TRANSFERS, VERSION_WITHOUT_METADATA_BIT: return SECTION_COUNT_WITHOUT_COLD_TRANSFERS;
+            default: return -1;
+        }
+    }
+
+    private static int headerCrcOffset(final int sectionCount)
+    {
+        return SECTION_LENGTHS_OFFSET + sectionCount * Long.BYTES;
+    }
+
+    private static int headerLength(final int sectionCount)
+    {
+        return headerCrcOffset(sectionCount) + Integer.BYTES;
     }
 
     private void readLongs(final FileChannel in, final LongSection section, final int count) throws IOException
@@ -338,6 +397,7 @@ public final class SnapshotFormat
             case 4: return image.transfers();
             case 5: return image.transferReferenceLos();
             case 7: return image.holds();
+            case COLD_TRANSFER_SECTION: return image.coldTransfers();
             default: throw new IllegalArgumentException("section " + section + " is not made of longs");
         }
     }

@@ -197,9 +197,7 @@ final class Workload
     private Command targeted(final CommandType type, final List<long[]> targets, final int kind)
     {
         final long[] target = targets.get(Math.max(0, targets.size() - 1 - random.nextInt(Math.min(targets.size(), 30))));
-        final Command c = keyed(type, target[2]);
-        c.targetIdHi = Uuid7.hi(target[1], kind);
-        c.targetIdLo = Uuid7.lo(target[0], 0);
+        final Command c = aimedAt(keyed(type, target[2]), target[0], target[1], kind);
         c.amountMinor = random.nextBoolean() ? 0 : 1 + random.nextInt(50);
         c.currency = c.amountMinor == 0 ? 0 : USD;
         if (type == CommandType.CAPTURE_HOLD)
@@ -207,6 +205,14 @@ final class Workload
             c.creditAccountId = accounts.get(random.nextInt(accounts.size()))[0];
         }
         return seal(c);
+    }
+
+    /** @return {@code c}, naming the transfer or hold ({@code kind}) created at {@code journalIndex} and {@code timestampNs}. */
+    static Command aimedAt(final Command c, final long journalIndex, final long timestampNs, final int kind)
+    {
+        c.targetIdHi = Uuid7.hi(timestampNs, kind);
+        c.targetIdLo = Uuid7.lo(journalIndex, 0);
+        return c;
     }
 
     /** An earlier key again: the same payload (a client retry) or another one (a reused key). */

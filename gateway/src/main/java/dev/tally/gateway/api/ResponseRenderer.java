@@ -368,6 +368,9 @@ public final class ResponseRenderer
             case CAPACITY_EXCEEDED: return "a capacity limit of the ledger is reached; retry later";
             case REFERENCE_CHECK_UNAVAILABLE:
                 return "the reference could not be checked against older transfers (their store is unavailable); retry later";
+            case COLD_INDEX_UNAVAILABLE:
+                return "the ledger could not consult its cold index (older keys, references and transfers) for this request; " +
+                    "nothing was applied: retry later with the same Idempotency-Key";
             case INVALID_AMOUNT: return "the amount has more decimals than the currency of the hold or transfer allows";
             default: return type.title();
         }

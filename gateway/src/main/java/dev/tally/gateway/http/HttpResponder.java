@@ -9,11 +9,15 @@ import dev.tally.pipeline.InputRing;
 import dev.tally.pipeline.LedgerEvent;
 import dev.tally.pipeline.ResponderStage;
 import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.cold.ColdSource;
+import dev.tally.ledger.cold.ColdTransferRead;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stage 3: renders each reply from the stored result and the request's payload (so an idempotent
@@ -37,8 +41,12 @@ public final class HttpResponder implements ResponderStage
     private static final Problem ACCOUNT_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such account.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
-    private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND,
-        "No such transfer in memory (older transfers are served from PostgreSQL once persistence is enabled).");
+    private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such transfer.");
+    private static final Problem COLD_READ_FAILED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "The transfer is older than memory and the cold index could not be read: retry later.");
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpResponder.class);
+    private static final long COLD_READ_FAILURE_LOG_INTERVAL_NS = 10_000_000_000L;
 
     private final ResponseRenderer renderer = new ResponseRenderer();
     private final Command[] batchCommands = new Command[LedgerLimits.BATCH_OPERATIONS_MAX];
@@ -49,6 +57,11 @@ public final class HttpResponder implements ResponderStage
 
     private final HttpMeters metrics;
     private final ReadModelQueries queries;
+    /** Reads of transfers memory let go, for a server without a read model; null with one (PostgreSQL has them). */
+    private final ColdSource coldReads;
+    private final ColdTransferRead coldTransferRead = new ColdTransferRead();
+    private long coldReadFailures;
+    private long lastColdReadFailureLogNs = System.nanoTime() - COLD_READ_FAILURE_LOG_INTERVAL_NS;
 
     /**
      * @param ring    the ring the batch slots are read back from.
@@ -56,15 +69,19 @@ public final class HttpResponder implements ResponderStage
      */
     public HttpResponder(final InputRing ring, final HttpMeters metrics)
     {
-        this(ring, metrics, null);
+        this(ring, metrics, null, null);
     }
 
-    /** @param queries reads of the PostgreSQL read model for transfers memory no longer holds, or null. */
-    public HttpResponder(final InputRing ring, final HttpMeters metrics, final ReadModelQueries queries)
+    /**
+     * @param queries   reads of the PostgreSQL read model for transfers memory no longer holds, or null.
+     * @param coldReads without a read model, the cold index's reads for them (this thread's own), or null.
+     */
+    public HttpResponder(final InputRing ring, final HttpMeters metrics, final ReadModelQueries queries, final ColdSource coldReads)
     {
         this.ring = ring;
         this.metrics = metrics;
         this.queries = queries;
+        this.coldReads = queries == null ? coldReads : null;
     }
 
     @Override
@@ -147,6 +164,20 @@ public final class HttpResponder implements ResponderStage
                     clearReplyFields(event);
                     return null;
                 }
+                if (!event.transferView.found && coldReads != null)
+                {
+                    // Memory let it go, and without a read model the cold index is the one place that holds it.
+                    try
+                    {
+                        coldTransferRead.read(coldReads, event.command.targetIdHi, event.command.targetIdLo, event.command.tenantId,
+                            event.transferView);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        logColdReadFailure(ex);
+                        return renderer.renderProblem(COLD_READ_FAILED, body);
+                    }
+                }
                 return event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
                     renderer.renderProblem(TRANSFER_NOT_FOUND, body);
             case READ_ENTRIES:
@@ -163,6 +194,18 @@ public final class HttpResponder implements ResponderStage
             case COMMAND:
             default:
                 return renderCommand(event, sequence, body);
+        }
+    }
+
+    private void logColdReadFailure(final RuntimeException ex)
+    {
+        coldReadFailures++;
+        final long now = System.nanoTime();
+        if (now - lastColdReadFailureLogNs >= COLD_READ_FAILURE_LOG_INTERVAL_NS)
+        {
+            lastColdReadFailureLogNs = now;
+            LOG.warn("a read of a transfer from the cold index failed, answered 503 ({} so far; logged at most every 10 s)",
+                coldReadFailures, ex);
         }
     }
 

@@ -33,6 +33,7 @@ import static dev.tally.ledger.result.ResultCode.AMOUNT_OVERFLOW;
 import static dev.tally.ledger.result.ResultCode.INVALID_AMOUNT;
 import static dev.tally.ledger.result.ResultCode.CAPACITY_EXCEEDED;
 import static dev.tally.ledger.result.ResultCode.CAPTURE_EXCEEDS_HOLD;
+import static dev.tally.ledger.result.ResultCode.COLD_INDEX_UNAVAILABLE;
 import static dev.tally.ledger.result.ResultCode.CURRENCY_MISMATCH;
 import static dev.tally.ledger.result.ResultCode.DUPLICATE_REFERENCE;
 import static dev.tally.ledger.result.ResultCode.HOLD_NOT_ACTIVE;
@@ -70,20 +71,21 @@ class OpenApiDocumentTest
 
     /**
      * What the ledger can answer to each command type (read off {@code Postings} and {@code Ledger.applyKeyed}):
-     * every keyed command can also be {@code KEY_REUSED} or {@code CAPACITY_EXCEEDED}.
+     * every keyed command can also be {@code KEY_REUSED}, {@code CAPACITY_EXCEEDED} or {@code COLD_INDEX_UNAVAILABLE}.
      * {@code LINKED_OPERATION_FAILED} happens only inside an atomic batch, which the batch result covers.
      */
     private static final Map<CommandType, Set<ResultCode>> LEDGER_OUTCOMES = new EnumMap<>(Map.of(
-        CommandType.CREATE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_EXISTS, CAPACITY_EXCEEDED, KEY_REUSED),
+        CommandType.CREATE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_EXISTS, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
         CommandType.TRANSFER, EnumSet.of(OK, INVALID_COMMAND, SAME_ACCOUNT, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH,
-            DUPLICATE_REFERENCE, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, REFERENCE_CHECK_UNAVAILABLE),
+            DUPLICATE_REFERENCE, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, REFERENCE_CHECK_UNAVAILABLE,
+            COLD_INDEX_UNAVAILABLE),
         CommandType.REVERSE_TRANSFER, EnumSet.of(OK, TRANSFER_NOT_FOUND, INVALID_COMMAND, INVALID_AMOUNT, CURRENCY_MISMATCH,
-            REVERSAL_EXCEEDS_REMAINING, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED),
+            REVERSAL_EXCEEDS_REMAINING, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
         CommandType.CREATE_HOLD, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH, INSUFFICIENT_FUNDS,
-            AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED),
+            AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
         CommandType.CAPTURE_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, INVALID_COMMAND, INVALID_AMOUNT, CURRENCY_MISMATCH, CAPTURE_EXCEEDS_HOLD,
-            ACCOUNT_NOT_FOUND, SAME_ACCOUNT, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED),
-        CommandType.VOID_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, CAPACITY_EXCEEDED, KEY_REUSED)));
+            ACCOUNT_NOT_FOUND, SAME_ACCOUNT, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
+        CommandType.VOID_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
 
     /**
      * What the gateway itself answers on a single mutating route, before or around the ledger: 400 validation,

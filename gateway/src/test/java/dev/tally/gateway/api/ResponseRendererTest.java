@@ -209,6 +209,24 @@ class ResponseRendererTest
     }
 
     @Test
+    void shouldAnswerAnUnansweredColdIndexWith503RetryAfterAndWhatTheClientDoes()
+    {
+        final Command command = new Command();
+        command.type = CommandType.REVERSE_TRANSFER;
+        final Result result = new Result();
+        result.code = ResultCode.COLD_INDEX_UNAVAILABLE;
+        result.type = CommandType.REVERSE_TRANSFER;
+        final ByteBuf body = Unpooled.buffer();
+        final RenderedResponse response = renderer.render(command, result, body);
+        assertEquals(503, response.status());
+        assertEquals(1, response.retryAfterSeconds());
+        assertEquals("{\"type\":\"https://tally.dev/problems/cold-index-unavailable\",\"title\":\"Cold index unavailable\",\"status\":503," +
+            "\"detail\":\"the ledger could not consult its cold index (older keys, references and transfers) for this request; " +
+            "nothing was applied: retry later with the same Idempotency-Key\"}", body.toString(StandardCharsets.UTF_8));
+        body.release();
+    }
+
+    @Test
     void shouldMapEveryResultCodeToAStatusAndAStableProblemType()
     {
         final Map<ResultCode, Integer> expected = new EnumMap<>(ResultCode.class);
@@ -230,6 +248,7 @@ class ResponseRendererTest
         expected.put(ResultCode.CAPACITY_EXCEEDED, 503);
         expected.put(ResultCode.REFERENCE_CHECK_UNAVAILABLE, 503);
         expected.put(ResultCode.INVALID_AMOUNT, 400);
+        expected.put(ResultCode.COLD_INDEX_UNAVAILABLE, 503);
         assertEquals(ResultCode.values().length, expected.size(), "every result code has an expected status");
 
         final Set<ProblemType> types = new HashSet<>();
@@ -255,8 +274,8 @@ class ResponseRendererTest
                 final String json = body.toString(StandardCharsets.UTF_8);
                 assertEquals(expected.get(code), response.status(), code.name());
                 assertEquals(Problem.CONTENT_TYPE, response.contentType());
-                assertEquals(code == ResultCode.CAPACITY_EXCEEDED || code == ResultCode.REFERENCE_CHECK_UNAVAILABLE ? 1 : 0,
-                    response.retryAfterSeconds());
+                assertEquals(code == ResultCode.CAPACITY_EXCEEDED || code == ResultCode.REFERENCE_CHECK_UNAVAILABLE ||
+                    code == ResultCode.COLD_INDEX_UNAVAILABLE ? 1 : 0, response.retryAfterSeconds(), code.name());
                 assertTrue(json.startsWith("{\"type\":\"" + type.uri() + "\",\"title\":\"" + type.title() + "\",\"status\":" + type.status()), json);
                 assertValidJson(json);
             }

@@ -32,6 +32,10 @@ public final class UndoLog
     public static final int HOLD_STATUS = 8;
     /** An idempotency key was appended: undo removes the newest (unless the batch keeps its results). */
     public static final int KEY_ADDED = 9;
+    /** A reversal kept the transfer's new state until the cold index holds it: (its journal index, the record it superseded or -1). */
+    public static final int COLD_TRANSFER_TOUCHED = 10;
+    /** An idempotency key past its retention was forgotten before its key was stored anew: (its ring position). */
+    public static final int KEY_FORGOTTEN = 11;
 
     private static final int STRIDE = 4;
 

@@ -106,6 +106,27 @@ public final class Command
      */
     public boolean referenceUnchecked;
 
+    // ---- what the journal stage read from the cold index before journaling (journaled with the command) ----
+    /**
+     * The cold index's watermark when the journal stage looked: every item the ledger filed with a journal index up to
+     * it is in the cold index, so the ledger may let such an item leave its memory while applying this command (what
+     * this command needs from the cold index was looked up there). 0 before anything was filed.
+     */
+    public long coldWatermark;
+    /** The command's idempotency key was found in the cold index; its record is in {@link #coldKey}. */
+    public boolean coldKeyFound;
+    /** The key's record as the cold index keeps it ({@link LedgerLimits#COLD_KEY_LONGS} longs). */
+    public final long[] coldKey = new long[LedgerLimits.COLD_KEY_LONGS];
+    /** REVERSE_TRANSFER: the transfer reversed was found in the cold index; its record is in {@link #coldTransfer}. */
+    public boolean coldTransferFound;
+    /** The reversed transfer's record as the cold index keeps it ({@link LedgerLimits#COLD_TRANSFER_LONGS} longs). */
+    public final long[] coldTransfer = new long[LedgerLimits.COLD_TRANSFER_LONGS];
+    /**
+     * The cold index did not answer for this command (key, reference or reversed transfer): the ledger cannot know what
+     * it would have said, so it refuses the command for now, storing nothing.
+     */
+    public boolean coldUnchecked;
+
     /** @return true when this transfer names a reference. */
     public boolean hasReference()
     {
@@ -164,6 +185,10 @@ public final class Command
         metadataLength = 0;
         referenceTaken = false;
         referenceUnchecked = false;
+        coldWatermark = 0;
+        coldKeyFound = false;
+        coldTransferFound = false;
+        coldUnchecked = false;
         return this;
     }
 
@@ -214,6 +239,18 @@ public final class Command
         referenceLength = other.referenceLength;
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
+        coldWatermark = other.coldWatermark;
+        coldKeyFound = other.coldKeyFound;
+        if (coldKeyFound)
+        {
+            System.arraycopy(other.coldKey, 0, coldKey, 0, LedgerLimits.COLD_KEY_LONGS);
+        }
+        coldTransferFound = other.coldTransferFound;
+        if (coldTransferFound)
+        {
+            System.arraycopy(other.coldTransfer, 0, coldTransfer, 0, LedgerLimits.COLD_TRANSFER_LONGS);
+        }
+        coldUnchecked = other.coldUnchecked;
         System.arraycopy(other.reference, 0, reference, 0, other.referenceLength);
         metadata(other.metadata.array(), other.metadataLength);
         return this;

@@ -90,10 +90,115 @@ public final class IdempotencyTable
         out.replayed = true;
     }
 
+    /** @return the journaled time the key at {@code position} was stored at: its retention runs from then. */
+    public long storedAtNs(final int position)
+    {
+        return ring[position * STRIDE + ORIGIN_TIME];
+    }
+
+    /**
+     * Forgets a key past its retention that the table still holds (ticks expire keys from the head, a bounded number at a
+     * time): it is not found again, and the same key may be stored anew. Its record leaves with the head as any other.
+     */
+    public void forgetExpired(final int position)
+    {
+        keys.unindex(position);
+    }
+
+    /** Undoes {@link #forgetExpired} (atomic batch rollback): the key is found again, if it is still in the table. */
+    public void unforget(final int position)
+    {
+        keys.reindex(position);
+    }
+
     /** @return true when one more key fits. */
     public boolean hasRoom()
     {
         return keys.hasRoom();
+    }
+
+    /**
+     * Makes room for one more key when the table is full by letting the oldest go, if the cold index holds it (stored at
+     * or below {@code coldWatermark}): a retry of it is then answered from there.
+     *
+     * @return true when one more key fits.
+     */
+    public boolean makeRoom(final long coldWatermark)
+    {
+        return keys.makeRoom(ORIGIN_INDEX, coldWatermark);
+    }
+
+    /** @return keys let go for room since start (a figure, not state). */
+    public long evicted()
+    {
+        return keys.evicted();
+    }
+
+    /** @return how many keys were ever added: a mark to find those added after it ({@link #positionOfAdded}). */
+    public long addedCount()
+    {
+        return keys.addedCount();
+    }
+
+    /** @return the position of the key added {@code added}-th ({@link #addedCount} before it was added). */
+    public int positionOfAdded(final long added)
+    {
+        return keys.positionOf(added);
+    }
+
+    /** @return the high half of the digest of the key at {@code position}. */
+    public long digestHi(final int position)
+    {
+        return ring[position * STRIDE];
+    }
+
+    /** @return the low half of the digest of the key at {@code position}. */
+    public long digestLo(final int position)
+    {
+        return ring[position * STRIDE + 1];
+    }
+
+    // ---- the cold index's record of a key: the table's record without its digest, the same fields in the same order ----
+
+    /** Where a field of the table's record sits in a cold record. */
+    private static int cold(final int field)
+    {
+        return field - FP_HI;
+    }
+
+    /** Copies the record of the key at {@code position} into {@code into} ({@link LedgerLimits#COLD_KEY_LONGS} longs). */
+    public void copyCold(final int position, final long[] into)
+    {
+        System.arraycopy(ring, position * STRIDE + FP_HI, into, 0, LedgerLimits.COLD_KEY_LONGS);
+    }
+
+    /** @return the journaled time a key's cold record was stored at. */
+    public static long coldStoredAtNs(final long[] cold)
+    {
+        return cold[cold(ORIGIN_TIME)];
+    }
+
+    /** @return true when a key's cold record carries this fingerprint. */
+    public static boolean coldFingerprintMatches(final long[] cold, final long fingerprintHi, final long fingerprintLo)
+    {
+        return cold[cold(FP_HI)] == fingerprintHi && cold[cold(FP_LO)] == fingerprintLo;
+    }
+
+    /** Reads the result a key's cold record holds into {@code out}, marked as replayed: as {@link #read} does. */
+    public static void readCold(final long[] cold, final Result out)
+    {
+        final long packed = cold[cold(PACKED)];
+        out.code = ResultCode.fromCode((int)(packed >>> 56));
+        out.type = CommandType.fromCode((int)(packed >>> 48) & 0xFF);
+        out.currency = (int)packed;
+        out.originIndex = cold[cold(ORIGIN_INDEX)];
+        out.originTimestampNs = cold[cold(ORIGIN_TIME)];
+        out.accountA = cold[cold(ACCOUNT_A)];
+        out.accountB = cold[cold(ACCOUNT_B)];
+        out.amountMinor = cold[cold(AMOUNT)];
+        out.extra = cold[cold(EXTRA)];
+        out.extraTimestampNs = cold[cold(EXTRA_TIME)];
+        out.replayed = true;
     }
 
     /**
@@ -142,10 +247,10 @@ public final class IdempotencyTable
         return keys.expire(cutoffNs, max);
     }
 
-    /** @return keys stored now. */
+    /** @return keys stored now, those past their retention and {@link #forgetExpired forgotten} not counted. */
     public int size()
     {
-        return keys.size();
+        return keys.indexed();
     }
 
     /** @return the most keys stored at once. */

@@ -43,6 +43,20 @@ public final class RingCopy
     }
 
     /**
+     * Fills {@code ring} from its image, oldest entry at position 0, keeping only the newest {@code capacity} entries when
+     * the image holds more: for a table that may be restored smaller than it was (its older entries are in the cold index).
+     *
+     * @return entries kept.
+     */
+    public static int copyInNewest(final String table, final LongSection image, final long[] ring, final int stride, final int capacity)
+    {
+        final int entries = entries(table, image.length(), stride, Integer.MAX_VALUE);
+        final int kept = Math.min(entries, capacity);
+        System.arraycopy(image.values(), (entries - kept) * stride, ring, 0, kept * stride);
+        return kept;
+    }
+
+    /**
      * Folds a ring's image into {@code digest} exactly as {@code StateDigest.addRing} folds the live ring it
      * was copied from (oldest entry first), so the image's hash equals the ledger's.
      */

@@ -5,6 +5,7 @@ import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.hold.HoldTable;
 import dev.tally.ledger.idempotency.IdempotencyTable;
+import dev.tally.ledger.transfer.ColdTransfers;
 import dev.tally.ledger.transfer.ReferenceTable;
 import dev.tally.ledger.transfer.TransferTable;
 
@@ -24,6 +25,7 @@ import dev.tally.ledger.transfer.TransferTable;
  *   transferReferenceLos 1 long per transfer (low half of its reference digest)
  *   transferReferenceText {@value dev.tally.ledger.LedgerLimits#REFERENCE_LENGTH_MAX} bytes per transfer
  *   holds                8 longs per live hold (see {@link HoldTable#IMAGE_STRIDE})
+ *   coldTransfers        13 longs per transfer brought back from the cold index (see {@link ColdTransfers})
  * </pre>
  * Hash indexes, heaps and free lists are not imaged: they are rebuilt on restore from the entries, and
  * nothing a command can observe depends on their layout (lookups answer by digest, the expiry heap
@@ -39,6 +41,7 @@ public final class StateImage
     private final LongSection references = new LongSection();
     private final LongSection transfers = new LongSection();
     private final LongSection transferReferenceLos = new LongSection();
+    private final LongSection coldTransfers = new LongSection();
     private final ByteSection transferReferenceText = new ByteSection();
     private final LongSection holds = new LongSection();
     private final long[] config = new long[CONFIG_VALUES];
@@ -141,6 +144,11 @@ public final class StateImage
         return transferReferenceLos;
     }
 
+    public LongSection coldTransfers()
+    {
+        return coldTransfers;
+    }
+
     public ByteSection transferReferenceText()
     {
         return transferReferenceText;
@@ -165,6 +173,7 @@ public final class StateImage
         IdempotencyTable.digestImage(keys, digest);
         ReferenceTable.digestImage(references, digest);
         TransferTable.digestImage(this, digest);
+        ColdTransfers.digestImage(coldTransfers, digest);
         return digest.value();
     }
 }

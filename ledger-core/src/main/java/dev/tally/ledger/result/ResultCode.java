@@ -50,7 +50,13 @@ public enum ResultCode
      * A capture or reversal amount sent without a currency has more decimals than the hold's or transfer's currency
      * allows: the gateway, not knowing that currency, could not refuse it; not stored, like its other 400s.
      */
-    INVALID_AMOUNT(17, false);
+    INVALID_AMOUNT(17, false),
+    /**
+     * The cold index (what left the ledger's memory: older keys, references and transfers) did not answer when the
+     * journal stage asked about this command, or is too far behind the business thread; nothing applied, not stored,
+     * retry later.
+     */
+    COLD_INDEX_UNAVAILABLE(18, false);
 
     private static final ResultCode[] BY_CODE = values();
 

@@ -168,7 +168,14 @@ public final class Digest128Index
         for (int value = 0; value < count; value++)
         {
             final int at = digestBase + value * digestStride;
-            put(digests[at + hiOffset], digests[at + loOffset], value);
+            final long hi = digests[at + hiOffset];
+            final long lo = digests[at + loOffset];
+            final int older = get(hi, lo);
+            if (older >= 0)
+            {
+                remove(hi, lo, older);   // an older record of the same digest its owner no longer counts: the newer wins
+            }
+            put(hi, lo, value);
         }
     }
 

@@ -29,6 +29,8 @@ public final class DigestRing
     /** Ring positions of {@link #head} and {@link #tail}, kept alongside so that no step divides. */
     private int headPosition;
     private int tailPosition;
+    /** Records let go for room ({@link #makeRoom}): a figure, not part of the state. */
+    private long evicted;
 
     /**
      * @param capacity  the most records kept at once, at most {@link #capacityMax capacityMax(stride)}.
@@ -102,6 +104,75 @@ public final class DigestRing
         return position;
     }
 
+    /**
+     * Makes room for one more record by letting the oldest go when the ring is full, if the cold index already holds it:
+     * its {@code indexField} (a journal index) at or below {@code coldWatermark}. What leaves is found there from then on.
+     *
+     * @return true when one more record fits.
+     */
+    public boolean makeRoom(final int indexField, final long coldWatermark)
+    {
+        if (tail - head < capacity)
+        {
+            return true;
+        }
+        final int position = headPosition;
+        final int offset = position * stride;
+        if (ring[offset + indexField] > coldWatermark)
+        {
+            return false;
+        }
+        index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+        head++;
+        headPosition = next(position);
+        evicted++;
+        return true;
+    }
+
+    /**
+     * Stops finding the record at {@code position} while it stays in the ring until it expires from the head: for a record
+     * its owner counts as gone (a key past its retention) before the head reaches it. A record with the same digest may
+     * then be appended; the newer one is what {@link #find} and a {@link #restoreFrom restored} ring find.
+     */
+    public void unindex(final int position)
+    {
+        final int offset = position * stride;
+        index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+    }
+
+    /**
+     * Undoes {@link #unindex} (a rolled-back batch): the record at {@code position} is found again, unless it has left the
+     * ring since (let go for room), or another record of its digest is found now.
+     */
+    public void reindex(final int position)
+    {
+        final int fromHead = position - headPosition + (position < headPosition ? capacity : 0);
+        final int offset = position * stride;
+        if (fromHead < size() && index.get(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO]) < 0)
+        {
+            index.put(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+        }
+    }
+
+    /** @return records let go for room since the ring was built (a figure for metrics, not state). */
+    public long evicted()
+    {
+        return evicted;
+    }
+
+    /** @return how many records were ever added: a mark to find those added after it ({@link #positionOf}). */
+    public long addedCount()
+    {
+        return tail;
+    }
+
+    /** @return the ring position of the record added {@code added}-th ({@code addedCount()} before it was added). */
+    public int positionOf(final long added)
+    {
+        final long ahead = headPosition + (added - head);
+        return (int)(ahead % capacity);
+    }
+
     /** Removes the newest record (atomic batch rollback only). */
     public void removeNewest()
     {
@@ -118,27 +189,45 @@ public final class DigestRing
      */
     public int expire(final long cutoffNs, final int max)
     {
+        return expire(cutoffNs, max, timeField, Long.MAX_VALUE);
+    }
+
+    /**
+     * Forgets records whose time is at or before {@code cutoffNs}, oldest first, at most {@code max} found ones (an
+     * {@link #unindex unindexed} record leaves on the way, uncounted), and only those the cold index already holds
+     * ({@code indexField} at or below {@code coldWatermark}): for records that must stay found.
+     *
+     * @return records forgotten.
+     */
+    public int expire(final long cutoffNs, final int max, final int indexField, final long coldWatermark)
+    {
         int expired = 0;
         while (expired < max && head < tail)
         {
             final int position = headPosition;
             final int offset = position * stride;
-            if (ring[offset + timeField] > cutoffNs)
+            if (ring[offset + timeField] > cutoffNs || ring[offset + indexField] > coldWatermark)
             {
                 break;
             }
-            index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position);
+            // an unindexed record (its owner forgot it already) leaves with the head without counting
+            expired += index.remove(ring[offset + DIGEST_HI], ring[offset + DIGEST_LO], position) ? 1 : 0;
             head++;
             headPosition = next(position);
-            expired++;
         }
         return expired;
     }
 
-    /** @return records kept now. */
+    /** @return records kept now, those {@link #unindex unindexed} included until they leave with the head. */
     public int size()
     {
         return (int)(tail - head);
+    }
+
+    /** @return records {@link #find} finds now. */
+    public int indexed()
+    {
+        return index.size();
     }
 
     /** @return the most records kept at once. */
@@ -166,7 +255,8 @@ public final class DigestRing
     }
 
     /**
-     * Fills this fresh (empty) ring from an image, oldest record at position 0, and rebuilds the index.
+     * Fills this fresh (empty) ring from an image, oldest record at position 0, and rebuilds the index. A ring smaller
+     * than the image keeps its newest records: the older ones are in the cold index ({@link dev.tally.ledger.LedgerConfig#decidesLike}).
      *
      * @param what names the table in the errors.
      * @throws IllegalArgumentException when the image does not fit this ring.
@@ -177,7 +267,7 @@ public final class DigestRing
         {
             throw new IllegalStateException("restore needs an empty " + what + " table");
         }
-        final int size = RingCopy.copyIn(what, image, ring, stride, capacity);
+        final int size = RingCopy.copyInNewest(what, image, ring, stride, capacity);
         index.rebuild(size);
         head = 0;
         tail = size;

@@ -51,6 +51,50 @@ public final class ReferenceTable
         return references.hasRoom();
     }
 
+    /**
+     * Makes room for one more reference when the table is full by letting the oldest go, if the cold index holds it (its
+     * transfer at or below {@code coldWatermark}): the journal stage asks the cold index about every reference.
+     *
+     * @return true when one more fits.
+     */
+    public boolean makeRoom(final long coldWatermark)
+    {
+        return references.makeRoom(TRANSFER_INDEX, coldWatermark);
+    }
+
+    /** @return references let go for room since start (a figure, not state). */
+    public long evicted()
+    {
+        return references.evicted();
+    }
+
+    /** @return how many references were ever added: a mark to find those added after it. */
+    public long addedCount()
+    {
+        return references.addedCount();
+    }
+
+    /** @return the digest's high half of the reference added {@code added}-th ({@link #addedCount} before it). */
+    public long addedDigestHi(final long added)
+    {
+        return ring[references.positionOf(added) * STRIDE];
+    }
+
+    public long addedDigestLo(final long added)
+    {
+        return ring[references.positionOf(added) * STRIDE + 1];
+    }
+
+    public long addedTransferIndex(final long added)
+    {
+        return ring[references.positionOf(added) * STRIDE + TRANSFER_INDEX];
+    }
+
+    public long addedTimestampNs(final long added)
+    {
+        return ring[references.positionOf(added) * STRIDE + TIME];
+    }
+
     /** Records a reference; the caller checked it is absent and that there is room. */
     public void add(final long referenceHi, final long referenceLo, final long transferIndex, final long timestampNs)
     {
@@ -65,10 +109,13 @@ public final class ReferenceTable
         references.removeNewest();
     }
 
-    /** Forgets references recorded at or before {@code cutoffNs}, oldest first, at most {@code max}. */
-    public int expire(final long cutoffNs, final int max)
+    /**
+     * Forgets references recorded at or before {@code cutoffNs}, oldest first, at most {@code max}, and only those the cold
+     * index already holds (their transfer at or below {@code coldWatermark}): a reference stays unique for good.
+     */
+    public int expire(final long cutoffNs, final int max, final long coldWatermark)
     {
-        return references.expire(cutoffNs, max);
+        return references.expire(cutoffNs, max, TRANSFER_INDEX, coldWatermark);
     }
 
     public int size()

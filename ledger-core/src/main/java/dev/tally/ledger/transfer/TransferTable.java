@@ -4,6 +4,7 @@ import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.image.RingCopy;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.ledger.query.TransferView;
 
 /**
  * Recent transfers, kept in memory for reversal and reads for a window of journaled time; older ones
@@ -42,6 +43,8 @@ public final class TransferTable
     private final byte[] references;
     private final long[] referenceLos;
     private final int capacity;
+    /** Transfers let go for room ({@link #makeRoom}): a figure, not part of the state. */
+    private long evicted;
     /** Items ever added and ever removed from the head: their difference is the size. */
     private long head;
     private long tail;
@@ -134,6 +137,47 @@ public final class TransferTable
         return position;
     }
 
+    /**
+     * Makes room for one more transfer when the table is full by letting the oldest go, if the cold index holds it (created
+     * at or below {@code coldWatermark}). A reversal then finds it there, or, when the cold index does not hold its latest
+     * reversal yet, among the transfers every reversal keeps until it does ({@link ColdTransfers}).
+     *
+     * @return true when one more transfer fits.
+     */
+    public boolean makeRoom(final long coldWatermark)
+    {
+        if (tail - head < capacity)
+        {
+            return true;
+        }
+        if (ring[headPosition * STRIDE + INDEX] > coldWatermark)
+        {
+            return false;
+        }
+        head++;
+        headPosition = next(headPosition);
+        evicted++;
+        return true;
+    }
+
+    /** @return transfers let go for room since start (a figure, not state). */
+    public long evicted()
+    {
+        return evicted;
+    }
+
+    /** @return how many transfers were ever added: a mark to find those added after it ({@link #positionOfAdded}). */
+    public long addedCount()
+    {
+        return tail;
+    }
+
+    /** @return the position of the transfer added {@code added}-th ({@link #addedCount} before it was added). */
+    public int positionOfAdded(final long added)
+    {
+        return (int)((headPosition + (added - head)) % capacity);
+    }
+
     /** Removes the newest transfer (atomic batch rollback only). */
     public void removeNewest()
     {
@@ -171,9 +215,100 @@ public final class TransferTable
         return position == 0 ? capacity - 1 : position - 1;
     }
 
+    /** Sets how much of the transfer is reversed. */
     public void setReversed(final int position, final long reversedMinor)
     {
         ring[position * STRIDE + REVERSED] = reversedMinor;
+    }
+
+    // ---- the cold index's record of a transfer: the table's fields, then the low half of its reference digest ----
+
+    /** Copies the transfer at {@code position} into {@code into} ({@link LedgerLimits#COLD_TRANSFER_LONGS} longs). */
+    public void copyCold(final int position, final long[] into)
+    {
+        System.arraycopy(ring, position * STRIDE, into, 0, STRIDE);
+        into[STRIDE] = referenceLos[position];
+    }
+
+    /** @return a transfer record's journal index (the command that created it). */
+    public static long recordIndex(final long[] record)
+    {
+        return record[INDEX];
+    }
+
+    /** @return the journal index of the transfer record at {@code offset} of {@code records}. */
+    static long recordIndex(final long[] records, final int offset)
+    {
+        return records[offset + INDEX];
+    }
+
+    public static long recordTimestampNs(final long[] record)
+    {
+        return record[TIME];
+    }
+
+    public static long recordTenant(final long[] record)
+    {
+        return record[TENANT];
+    }
+
+    public static long recordDebitAccountId(final long[] record)
+    {
+        return record[DEBIT];
+    }
+
+    public static long recordCreditAccountId(final long[] record)
+    {
+        return record[CREDIT];
+    }
+
+    public static long recordAmount(final long[] record)
+    {
+        return record[AMOUNT];
+    }
+
+    public static long recordReversed(final long[] record)
+    {
+        return record[REVERSED];
+    }
+
+    public static void recordReversed(final long[] record, final long reversedMinor)
+    {
+        record[REVERSED] = reversedMinor;
+    }
+
+    public static int recordCurrency(final long[] record)
+    {
+        return (int)record[PACKED];
+    }
+
+    public static int recordKind(final long[] record)
+    {
+        return (int)(record[PACKED] >>> 32) & 0xFF;
+    }
+
+    /** @return the length of the reference text the transfer of {@code record} was created with (0: none). */
+    public static int recordReferenceLength(final long[] record)
+    {
+        return (int)(record[PACKED] >>> REFERENCE_LENGTH_SHIFT) & 0xFF;
+    }
+
+    /** Copies a transfer record's fields into {@code out}, all but the reference text. */
+    public static void recordToView(final long[] record, final TransferView out)
+    {
+        out.journalIndex = record[INDEX];
+        out.timestampNs = record[TIME];
+        out.tenantId = record[TENANT];
+        out.kind = recordKind(record);
+        out.debitAccountId = record[DEBIT];
+        out.creditAccountId = record[CREDIT];
+        out.amountMinor = record[AMOUNT];
+        out.reversedMinor = record[REVERSED];
+        out.currency = recordCurrency(record);
+        out.reversesIndex = record[REVERSES];
+        out.reversesTimestampNs = record[REVERSES_TIME];
+        out.hasMetadata = (record[PACKED] & HAS_METADATA_BIT) != 0;
+        out.referenceLength = 0;
     }
 
     public long journalIndex(final int position)
@@ -277,13 +412,13 @@ public final class TransferTable
     public static void digestImage(final StateImage image, final StateDigest digest)
     {
         final int size = image.transfers().length() / STRIDE;
-        digest(image.transfers().values(), image.transferReferenceLos().values(), image.transferReferenceText().values(), 0, size,
-            Math.max(1, size), digest);
+        digest(image.transfers().values(), image.transferReferenceLos().values(),
+            image.transferReferenceText().values(), 0, size, Math.max(1, size), digest);
     }
 
     private static void digest(
-        final long[] ring, final long[] referenceLos, final byte[] references, final int headPosition, final int size,
-        final int capacity, final StateDigest digest)
+        final long[] ring, final long[] referenceLos, final byte[] references, final int headPosition,
+        final int size, final int capacity, final StateDigest digest)
     {
         digest.add(size);
         for (int n = 0; n < size; n++)
@@ -331,15 +466,19 @@ public final class TransferTable
         {
             throw new IllegalStateException("restore needs an empty transfer table");
         }
-        final int size = RingCopy.entries("transfer", image.transfers().length(), STRIDE, capacity);
-        if (image.transferReferenceLos().length() != size ||
-            image.transferReferenceText().length() != size * LedgerLimits.REFERENCE_LENGTH_MAX)
+        final int entries = RingCopy.entries("transfer", image.transfers().length(), STRIDE, Integer.MAX_VALUE);
+        if (image.transferReferenceLos().length() != entries ||
+            image.transferReferenceText().length() != entries * LedgerLimits.REFERENCE_LENGTH_MAX)
         {
-            throw new IllegalArgumentException("transfer image: reference sections do not match " + size + " transfers");
+            throw new IllegalArgumentException("transfer image: reference sections do not match " + entries + " transfers");
         }
-        System.arraycopy(image.transfers().values(), 0, ring, 0, size * STRIDE);
-        System.arraycopy(image.transferReferenceLos().values(), 0, referenceLos, 0, size);
-        System.arraycopy(image.transferReferenceText().values(), 0, references, 0, size * LedgerLimits.REFERENCE_LENGTH_MAX);
+        // a table smaller than the image keeps the newest transfers: the older ones are in the cold index
+        final int size = Math.min(entries, capacity);
+        final int skipped = entries - size;
+        System.arraycopy(image.transfers().values(), skipped * STRIDE, ring, 0, size * STRIDE);
+        System.arraycopy(image.transferReferenceLos().values(), skipped, referenceLos, 0, size);
+        System.arraycopy(image.transferReferenceText().values(), skipped * LedgerLimits.REFERENCE_LENGTH_MAX, references, 0,
+            size * LedgerLimits.REFERENCE_LENGTH_MAX);
         head = 0;
         tail = size;
         headPosition = 0;

@@ -111,7 +111,7 @@ public final class InProcessServer implements AutoCloseable
             // The largest the ledger allows (each hold a tick expires takes one of its 14-bit event ordinals); keys,
             // references and transfers also expire 2 per operation, which keeps pace with any rate.
             final int expiriesPerTickMax = LedgerConfig.EXPIRIES_PER_TICK_MAX_LIMIT;
-            return new LedgerConfig(accountsMax, subBalancesMax, keysMax, 1_024, keysMax, 1_024, retentionMs, retentionMs, retentionMs,
+            return new LedgerConfig(accountsMax, subBalancesMax, keysMax, Math.min(keysMax, 1_000_000), keysMax, 1_024, retentionMs, retentionMs, retentionMs,
                 expiriesPerTickMax);
         }
     }

@@ -36,9 +36,6 @@ public final class LedgerReads
     private static final String TRANSFER = TRANSFER_COLUMNS + " WHERE t.id = ? AND t.tenant_id = ?";
     private static final String TRANSFER_BY_REFERENCE = TRANSFER_COLUMNS + " WHERE t.tenant_id = ? AND t.reference = ?";
     /** One round trip for a whole batch of references, on the (tenant_id, reference) unique index. */
-    private static final String TAKEN_REFERENCES =
-        "SELECT q.i, t.id FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS q(tenant_id, reference, i)" +
-        " JOIN transfers t ON t.tenant_id = q.tenant_id AND t.reference = q.reference";
 
     private final DataSource dataSource;
 
@@ -110,8 +107,7 @@ public final class LedgerReads
     }
 
     /**
-     * @return the tenant's transfer carrying {@code reference}, if any, of any age (the journaler's check before
-     * journaling is {@link #takenReferences}, one query per batch).
+     * @return the tenant's transfer carrying {@code reference}, if any, of any age.
      */
     public Optional<TransferRow> transferByReference(final long tenantId, final String reference) throws SQLException
     {
@@ -121,38 +117,6 @@ public final class LedgerReads
             s.setLong(1, tenantId);
             s.setString(2, reference);
             return one(s);
-        }
-    }
-
-    /**
-     * Which of {@code count} (tenant, reference) pairs already name a transfer: the journaler's check for
-     * references older than the ledger's window, one query for a whole pipeline batch, on the caller's own
-     * connection (it must not wait for the pool; see {@code Database.openDedicatedConnection}).
-     *
-     * @param transferIds receives, at each pair's position, the id of the transfer carrying it, or null.
-     * @param timeoutSeconds statement timeout (0 = none).
-     */
-    public static void takenReferences(final Connection c, final long[] tenantIds, final String[] references, final int count,
-        final UUID[] transferIds, final int timeoutSeconds) throws SQLException
-    {
-        final Long[] tenants = new Long[count];
-        for (int i = 0; i < count; i++)
-        {
-            tenants[i] = tenantIds[i];
-            transferIds[i] = null;
-        }
-        try (PreparedStatement s = c.prepareStatement(TAKEN_REFERENCES))
-        {
-            s.setQueryTimeout(timeoutSeconds);
-            s.setArray(1, c.createArrayOf("bigint", tenants));
-            s.setArray(2, c.createArrayOf("text", java.util.Arrays.copyOf(references, count)));
-            try (ResultSet rs = s.executeQuery())
-            {
-                while (rs.next())
-                {
-                    transferIds[(int)rs.getLong(1) - 1] = rs.getObject(2, UUID.class);
-                }
-            }
         }
     }
 

@@ -69,6 +69,10 @@ public final class EffectRecorder
         index = claim(UNIT_END, UNIT_END_LENGTH);
         buffer.putLong(index + UNIT_LAST_INDEX, lastIndex);
         ring.commit(index);
+        if (channel.committedTimeNs.get() == 0)
+        {
+            channel.committedTimeNs.compareAndSet(0, timestampNs);   // an empty database: the lag runs from the first unit
+        }
         channel.offeredTimeNs.lazySet(timestampNs);
         channel.offeredIndex.lazySet(lastIndex);
     }

@@ -134,25 +134,6 @@ class LedgerReadsTest
     }
 
     @Test
-    void shouldTellWhichReferencesOfABatchAreTakenInOneQuery() throws Exception
-    {
-        final String taken = "inv-\"quoted\"\\1";
-        final long[] tenants = {2, 1, 1, 1};
-        final String[] references = {taken, "inv-free", taken, "another-free"};
-        final UUID[] ids = {UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID()};
-
-        try (var c = db.openDedicatedConnection("test", 5))
-        {
-            LedgerReads.takenReferences(c, tenants, references, 4, ids, 5);
-        }
-
-        assertEquals(null, ids[0], "another tenant's reference is free");
-        assertEquals(null, ids[1]);
-        assertEquals(LedgerScenario.transferId(invoice), ids[2]);
-        assertEquals(null, ids[3]);
-    }
-
-    @Test
     void shouldEscapeTheReferenceInTheEventPayload() throws Exception
     {
         try (var c = db.dataSource().getConnection(); var st = c.createStatement();

@@ -2,7 +2,11 @@ package dev.tally.server.cli;
 
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.snapshotter.LedgerRulesFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 
 /**
@@ -63,11 +67,33 @@ public final class LedgerOptions
     {
         try
         {
+            // an offline command reads the journal's files without opening a Journal: any cycle file means commands
+            LedgerRulesFile.requireCurrentGeneration(dataDir, hasCycleFiles(dataDir.resolve("journal")) ? 1 : 0);
             return toConfig(dataDir);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new CommandLine.ParameterException(command.commandLine(), ex.getMessage(), ex);
         }
         catch (final IllegalArgumentException ex)
         {
             throw new CommandLine.ParameterException(command.commandLine(), "invalid setting: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static boolean hasCycleFiles(final Path journalDir)
+    {
+        if (!Files.isDirectory(journalDir))
+        {
+            return false;
+        }
+        try (Stream<Path> files = Files.list(journalDir))
+        {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(".cq4"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot list the journal " + journalDir, ex);
         }
     }
 

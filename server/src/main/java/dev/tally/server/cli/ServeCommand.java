@@ -11,7 +11,9 @@ import dev.tally.server.ServerConfig;
 import dev.tally.server.TallyServer;
 import dev.tally.journal.Durability;
 import dev.tally.journal.JournalConfig;
+import dev.tally.coldindex.ColdIndexConfig;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.persistence.db.DataFolderInUseException;
 import io.netty.handler.ssl.SslContext;
 import dev.tally.persistence.outbox.RelayConfig;
@@ -168,6 +170,16 @@ public final class ServeCommand implements Callable<Integer>
             "the kernel (default: ${DEFAULT-VALUE}).")
     long asyncForceIntervalMs;
 
+    @CommandLine.Option(names = "--cold-cache-mb", defaultValue = "64",
+        description = "The cold index's RocksDB block cache (its index and filter blocks included), MiB, >= 1 (default: ${DEFAULT-VALUE}).")
+    long coldCacheMb;
+
+    @CommandLine.Option(names = "--cold-lag-max", defaultValue = "" + LedgerLimits.COLD_LAG_MAX,
+        description = "Commands the cold index may be behind before requests are refused (503 cold-index-unavailable), " +
+            "16380.." + LedgerLimits.COLD_LAG_MAX + "; lowered to the ledger's smallest table less a batch, not below 16380 " +
+            "(default: ${DEFAULT-VALUE}).")
+    long coldLagMax;
+
     @CommandLine.Option(names = "--truncate-journal-after-corruption",
         description = "Start even when intact journal records follow a corrupt one: cut the journal at the corrupt record " +
             "(an operator's decision after inspecting it; the cut records are lost).")
@@ -316,7 +328,8 @@ public final class ServeCommand implements Callable<Integer>
             final SslContext tls = tlsCert == null ? null : TlsContexts.forServer(tlsCert, tlsKey);
             return new ServerConfig(host, port, dataDir, durability, ApiKeys.load(apiKeys, keysFile, adminKey), ioThreads, ledger, pipeline, limits, dbUrl,
                 !noReadModel, tls, webhooks(), new ServerConfig.JournalOptions(truncateJournalAfterCorruption, asyncForceIntervalMs),
-                available(transport));
+                available(transport), new ServerConfig.ColdOptions(coldCacheMb << 20, ColdIndexConfig.WRITE_BUFFER_BYTES_DEFAULT,
+                ServerConfig.ColdOptions.RING_BYTES_DEFAULT, coldLagMax));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -125,6 +125,20 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .register(registry);
         Gauge.builder("tally.accounts", ledger, LedgerStats::accountCount).description("Accounts in the ledger, every tenant's")
             .register(registry);
+        Gauge.builder("tally.ledger.references.live", ledger, LedgerStats::referenceCount)
+            .description("Transfer references in memory").register(registry);
+        Gauge.builder("tally.ledger.transfers.live", ledger, LedgerStats::transferCount)
+            .description("Transfers in memory for reversal").register(registry);
+        Gauge.builder("tally.ledger.transfers.capacity", ledger, l -> l.config().transfersMax())
+            .description("Transfers (and references) memory holds at most (--transfers-max)").register(registry);
+        Gauge.builder("tally.ledger.cold.transfers", ledger, LedgerStats::coldTransferCount)
+            .description("Transfers reversals keep in memory until the cold index holds their new state").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::keysEvicted).tag("table", "keys")
+            .description("Items memory let go for room once the cold index held them").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::referencesEvicted).tag("table", "references")
+            .description("Items memory let go for room once the cold index held them").register(registry);
+        FunctionCounter.builder("tally.ledger.evicted", ledger, LedgerStats::transfersEvicted).tag("table", "transfers")
+            .description("Items memory let go for room once the cold index held them").register(registry);
         Gauge.builder("tally.ring.occupancy", ring, InputRing::occupancy)
             .description("Slots in use in the input ring").register(registry);
         Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0)
@@ -186,6 +200,44 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .register(registry);
         FunctionCounter.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries())
             .description("Writer batches PostgreSQL refused for a transient reason, each retried").register(registry);
+    }
+
+    /** The cold index: its writer, the business thread's recorder, and the journal stage's lookups and refusals. */
+    public void bindColdIndex(
+        final dev.tally.coldindex.ColdIndexWriter writer, final dev.tally.coldindex.ColdRecorder recorder,
+        final dev.tally.pipeline.ColdCheck check)
+    {
+        Gauge.builder("tally.cold.watermark", writer, w -> w.watermark()).description("Last journal index whose items are all in the cold index")
+            .register(registry);
+        Gauge.builder("tally.cold.lag.commands", writer, w -> w.lagCommands()).description("Commands applied whose items are not yet in the cold index")
+            .register(registry);
+        Gauge.builder("tally.cold.lag.max.commands", check, c -> c.lagMax())
+            .description("The lag at which requests are refused (503 cold-index-unavailable)").register(registry);
+        Gauge.builder("tally.cold.degraded", writer, w -> w.degraded() ? 1 : 0)
+            .description("1 while cold index commits fail or its recorder stopped: its watermark does not move").register(registry);
+        FunctionCounter.builder("tally.cold.items.filed", writer, w -> w.itemsFiled())
+            .description("Keys, references and transfers committed to the cold index").register(registry);
+        FunctionCounter.builder("tally.cold.commits", writer, w -> w.commits()).description("Cold index commits (each a synced write-ahead log)")
+            .register(registry);
+        FunctionCounter.builder("tally.cold.commit.seconds", writer, w -> w.commitNanos() / NS_PER_SECOND)
+            .description("Time spent committing to the cold index, summed").register(registry);
+        FunctionCounter.builder("tally.cold.commit.failures", writer, w -> w.commitFailures())
+            .description("Cold index commits RocksDB refused (each retried)").register(registry);
+        FunctionCounter.builder("tally.cold.ring.full.waits", recorder, r -> r.ringFullWaits())
+            .description("Times the business thread waited for room in the cold index ring").register(registry);
+        FunctionCounter.builder("tally.cold.units.dropped", recorder, r -> r.unitsDropped())
+            .description("Units not offered to the cold index after its recorder stopped (filed from the journal at the next start)")
+            .register(registry);
+        FunctionCounter.builder("tally.cold.lookups", check, c -> c.lookups())
+            .description("Commands the journal stage looked up in the cold index").register(registry);
+        FunctionCounter.builder("tally.cold.lookup.seconds", check, c -> c.lookupNanos() / NS_PER_SECOND)
+            .description("Time the journal stage spent on cold index lookups, summed").register(registry);
+        FunctionCounter.builder("tally.cold.lookup.failures", check, c -> c.lookupFailures())
+            .description("Cold index lookups that failed").register(registry);
+        FunctionCounter.builder("tally.cold.refused", check, c -> c.refusedBehind()).tag("reason", "behind")
+            .description("Commands refused with 503 cold-index-unavailable").register(registry);
+        FunctionCounter.builder("tally.cold.refused", check, c -> c.refusedUnavailable()).tag("reason", "unavailable")
+            .description("Commands refused with 503 cold-index-unavailable").register(registry);
     }
 
     /** The embedded PostgreSQL's supervision; call once when the server runs one. */

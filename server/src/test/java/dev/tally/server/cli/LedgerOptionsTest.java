@@ -56,8 +56,8 @@ class LedgerOptionsTest
         LedgerRulesFile.write(dataDir, RECORDED);
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
             () -> options(Map.of("TALLY_EXPIRIES_PER_TICK_MAX", "60"), "--keys-max", "8000").toConfig(dataDir));
-        assertTrue(refused.getMessage().contains("(idempotencyKeysMax: 7000 recorded, 8000 asked; expiriesPerTickMax: 50 recorded, 60 asked)"),
-            refused.getMessage());
+        assertTrue(refused.getMessage().contains("(idempotencyKeysMax: 7000 recorded, 8000 asked (a table's size may change when " +
+            "both are at least " + LedgerConfig.TUNABLE_TABLE_MIN + "); expiriesPerTickMax: 50 recorded, 60 asked)"), refused.getMessage());
         assertTrue(refused.getMessage().contains(LedgerRulesFile.inDataDir(dataDir).toString()), refused.getMessage());
     }
 

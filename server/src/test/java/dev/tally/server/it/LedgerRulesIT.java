@@ -68,10 +68,10 @@ class LedgerRulesIT
         assertEquals(TallyMain.EXIT_USAGE, otherReplay.exitCode(), otherReplay.output());
         assertTrue(otherReplay.output().contains("keyRetentionMs: 1000 recorded, 86400000 asked"), otherReplay.output());
         final Path refusedLog = logDir.resolve("refused.log");
-        final Process refused = TallyProcess.spawn(dataDir, "sync", refusedLog, List.of(), List.of("--reference-retention-ms", "5000"), Map.of());
+        final Process refused = TallyProcess.spawn(dataDir, "sync", refusedLog, List.of(), List.of("--reversal-window-ms", "5000"), Map.of());
         assertTrue(refused.waitFor(60, TimeUnit.SECONDS), "refused at once");
         assertEquals(TallyMain.EXIT_USAGE, refused.exitValue(), TallyProcess.read(refusedLog));
-        assertTrue(TallyProcess.read(refusedLog).contains("referenceRetentionMs: 1000 recorded, 5000 asked"), TallyProcess.read(refusedLog));
+        assertTrue(TallyProcess.read(refusedLog).contains("reversalWindowMs: 1000 recorded, 5000 asked"), TallyProcess.read(refusedLog));
 
         // A restart without the flag decides under the recorded window: both transfers are still there.
         try (TallyProcess second = TallyProcess.start(dataDir, "sync", logDir.resolve("second.log")))

@@ -127,6 +127,22 @@ final class TallyProcess implements AutoCloseable
     static Process spawn(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
         final List<String> serveArgs, final java.util.Map<String, String> environment)
     {
+        return spawn(dataDir, durability, log, jvmArgs, CAPACITIES, serveArgs, environment);
+    }
+
+    /** As {@link #start(Path, String, Path, List, List)}, with other ledger capacities than {@link #CAPACITIES}. */
+    static TallyProcess startWithCapacities(final Path dataDir, final String durability, final Path log, final List<String> capacities,
+        final List<String> serveArgs) throws InterruptedException
+    {
+        final Process process = spawn(dataDir, durability, log, List.of(), capacities, serveArgs, java.util.Map.of());
+        final TallyProcess tally = new TallyProcess(process, log, awaitPort(process, log));
+        tally.awaitReady();
+        return tally;
+    }
+
+    private static Process spawn(final Path dataDir, final String durability, final Path log, final List<String> jvmArgs,
+        final List<String> capacities, final List<String> serveArgs, final java.util.Map<String, String> environment)
+    {
         final List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -140,7 +156,7 @@ final class TallyProcess implements AutoCloseable
         command.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir.toString(),
             "--api-key", "t:" + TENANT_KEY, "--durability", durability, "--io-threads", "2"));
         // small tables: the ledger allocates them at full size on start
-        command.addAll(CAPACITIES);
+        command.addAll(capacities);
         command.addAll(serveArgs);
         try
         {
@@ -171,17 +187,29 @@ final class TallyProcess implements AutoCloseable
      */
     void awaitWriterCaughtUp() throws InterruptedException
     {
+        awaitWatermark("tally_pg_writer_watermark", "the writer");
+    }
+
+    /** Waits until the cold index holds every command journaled before this call; fails after 10 s. */
+    void awaitColdIndexCaughtUp() throws InterruptedException
+    {
+        awaitWatermark("tally_cold_watermark", "the cold index");
+    }
+
+    /** Waits until the gauge {@code watermark} reaches the journal index read first; fails after 10 s. */
+    private void awaitWatermark(final String watermark, final String whose) throws InterruptedException
+    {
         final TallyClient client = client();
         final long journaled = (long)gauge(client.get("/metrics").body(), "tally_journal_index");
         for (int i = 0; i < 200; i++)
         {
-            if (gauge(client.get("/metrics").body(), "tally_pg_writer_watermark") >= journaled)
+            if (gauge(client.get("/metrics").body(), watermark) >= journaled)
             {
                 return;
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("the writer did not reach journal index " + journaled + " in 10 s\n" + logTail());
+        throw new AssertionError(whose + " did not reach journal index " + journaled + " in 10 s\n" + logTail());
     }
 
     /** @return the value of the sample {@code name} (no labels) in a {@code /metrics} scrape. */

@@ -71,7 +71,8 @@ public enum ProblemType
     INVALID_COMMAND("invalid-command", "Invalid command", 400),
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", "Idempotency-Key reused", 422),
     CAPACITY_EXCEEDED("capacity-exceeded", "Capacity exceeded", 503),
-    REFERENCE_CHECK_UNAVAILABLE("reference-check-unavailable", "Reference check unavailable", 503);
+    REFERENCE_CHECK_UNAVAILABLE("reference-check-unavailable", "Reference check unavailable", 503),
+    COLD_INDEX_UNAVAILABLE("cold-index-unavailable", "Cold index unavailable", 503);
 
     /** Every type URI starts with this; the slug follows. */
     public static final String URI_PREFIX = "https://tally.dev/problems/";
@@ -140,6 +141,7 @@ public enum ProblemType
             case KEY_REUSED: return IDEMPOTENCY_KEY_REUSED;
             case CAPACITY_EXCEEDED: return CAPACITY_EXCEEDED;
             case REFERENCE_CHECK_UNAVAILABLE: return REFERENCE_CHECK_UNAVAILABLE;
+            case COLD_INDEX_UNAVAILABLE: return COLD_INDEX_UNAVAILABLE;
             case INVALID_AMOUNT: return INVALID_AMOUNT;
             default: throw new IllegalArgumentException("not a rejection: " + code);
         }

@@ -1,0 +1,65 @@
+#!/bin/bash
+# Soak at the default settings: `tally serve` started as README starts it (embedded PostgreSQL read model on,
+# 24 h key retention, default tables, snapshots on), driven by the load generator's closed loop for MINUTES, and
+# /metrics plus the process's RSS sampled every 10 s. Prints the transfers applied per minute, the first and last
+# 5 minutes' rates and their ratio, heap and RSS after warm-up, and every refusal counter.
+#
+# usage (from the repository root, after `mvn -B -q package -DskipTests`):
+#   perf/scripts/soak.sh MINUTES SCENARIO [OUT_DIR] [-- extra tally serve flags]
+# e.g. perf/scripts/soak.sh 30 uniform
+#      perf/scripts/soak.sh 30 batch /tmp/soak-batch
+#      perf/scripts/soak.sh 10 batch /tmp/soak-nrm -- --no-read-model
+set -u
+MINUTES=$1; SCENARIO=$2; OUT=${3:-/tmp/tally-soak-$SCENARIO}
+shift 3 2>/dev/null || shift $#
+[ "${1:-}" = "--" ] && shift
+EXTRA=("$@")
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$OUT"; mkdir -p "$OUT"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+java -XX:+UseParallelGC -Dchronicle.analytics.disable=true -jar "$REPO/server/target/tally.jar" serve --port "$PORT" \
+  --data-dir "$OUT/data" --api-key t:soak-key-1234 "${EXTRA[@]}" > "$OUT/serve.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ready" 2>/dev/null | grep -q 200 && break; sleep 0.2; done
+# time, transfers applied, heap used, RSS kB, keys evicted, transfers evicted, capacity_exceeded, cold refused, ring rejections
+( while kill -0 $SERVER 2>/dev/null; do
+    m=$(curl -s "http://127.0.0.1:$PORT/metrics")
+    rss=$(awk '/^VmRSS/{print $2}' /proc/$SERVER/status 2>/dev/null)
+    echo "$(date +%s) $(echo "$m" | awk '
+      /^tally_transfers_applied_total /{t=$2}
+      /^jvm_memory_used_bytes\{area="heap"/{h+=$2}
+      /^tally_ledger_evicted_total\{table="keys"/{ek=$2}
+      /^tally_ledger_evicted_total\{table="transfers"/{et=$2}
+      /^tally_ledger_outcomes_total\{code="capacity_exceeded"/{ce=$2}
+      /^tally_cold_refused_total/{cr+=$2}
+      /^tally_ring_rejections_total /{rr=$2}
+      END {printf "%d %d", t, h}
+      END {printf " '"${rss:-0}"' %d %d %d %d %d\n", ek, et, ce, cr, rr}')"
+    sleep 10
+  done > "$OUT/samples.txt" ) &
+SAMPLER=$!
+java -Xmx2g -XX:+UseParallelGC -Dchronicle.analytics.disable=true -cp "$REPO/perf/target/benchmarks.jar" dev.tally.perf.load.LoadMain run \
+  --url "http://127.0.0.1:$PORT" --api-key soak-key-1234 --scenario "$SCENARIO" --accounts 100000 \
+  --seconds $((MINUTES * 60)) --warmup-seconds 30 --results-dir "$OUT/results" > "$OUT/load.log" 2>&1
+kill $SERVER; wait $SERVER; kill $SAMPLER 2>/dev/null
+grep -E 'RESULT|replies|check' "$OUT/load.log" | tail -5
+grep -ciE ' WARN | ERROR ' "$OUT/serve.log" | sed 's/^/server log WARN+ERROR lines: /'
+python3 - "$OUT" <<'PY'
+import sys
+out = sys.argv[1]
+rows = [list(map(int, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 10]
+# the measured part: from the first sample whose transfers grew by more than setup's funding (after warm-up)
+start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6   # skip a minute of warm-up
+rows = rows[start:]
+def rate(a, b):
+    return (b[1] - a[1]) / max(1, b[0] - a[0])
+per_minute = [rate(rows[i], rows[i + 6]) for i in range(0, len(rows) - 6, 6)]
+print("transfers/s per minute:", " ".join(f"{r:,.0f}" for r in per_minute))
+if len(rows) > 62:
+    first, last = rate(rows[0], rows[30]), rate(rows[-31], rows[-1])
+    print(f"first 5 min {first:,.0f}/s, last 5 min {last:,.0f}/s, last/first {last / first:.3f}")
+heap = [r[2] / 2**20 for r in rows]; rss = [r[3] / 1024 for r in rows]
+print(f"heap used MiB: min {min(heap):,.0f} max {max(heap):,.0f}; RSS MiB: first {rss[0]:,.0f} last {rss[-1]:,.0f} max {max(rss):,.0f}")
+print(f"evicted keys {rows[-1][4]:,} transfers {rows[-1][5]:,}; capacity_exceeded {rows[-1][6]}; cold refused {rows[-1][7]}; "
+      f"ring rejections {rows[-1][8]}")
+PY
