@@ -301,6 +301,15 @@ class OpenApiDocumentTest
         assertTrue(document.contains("## Request ids"), "how a request id is echoed or made");
     }
 
+    @Test
+    void shouldSayWhichAccountTheAccountProblemsName()
+    {
+        for (final String slug : List.of("account-not-found", "currency-mismatch"))
+        {
+            assertTrue(problemTypes.get(slug).get("description").contains("extension `accountId`"), slug);
+        }
+    }
+
     /** @return the lines from {@code header} (a whole line) up to the next line indented as little or less. */
     private static String componentBlock(final String header)
     {

@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a new user meets first, over real HTTP on loopback: a 401 says how to authenticate ({@code WWW-Authenticate}), and every
- * reply carries a {@code Request-Id} (the client's own when it sent a sane one, pipelined and batched replies included).
+ * What a new user meets first, over real HTTP on loopback: a 401 says how to authenticate ({@code WWW-Authenticate}), every
+ * reply carries a {@code Request-Id} (the client's own when it sent a sane one, pipelined and batched replies included), and
+ * a hold's or a capture's {@code account-not-found} and {@code currency-mismatch} name the account at fault, the same on a replay.
  */
 class ApiErgonomicsOverHttpIT extends OneServerPerTest
 {
@@ -28,6 +30,7 @@ class ApiErgonomicsOverHttpIT extends OneServerPerTest
     private static final String ADMIN_KEY = "admin-key-for-the-it-4567";
     private static final long FUNDING = 1;
     private static final long CUSTOMER = 2;
+    private static final long DOLLARS = 3;
     private static final long MISSING = 99;
 
     @TempDir
@@ -193,6 +196,62 @@ class ApiErgonomicsOverHttpIT extends OneServerPerTest
                 }
             }
         }
+    }
+
+    // ---- which account ----
+
+    @Test
+    void shouldNameTheAccountAHoldOrACaptureFoundMissingAndSayItAgainOnAReplay()
+    {
+        createAccount(FUNDING, false);
+        createAccount(CUSTOMER, true);
+
+        final Reply first = client.hold("hold-nowhere", MISSING, "1.00", TRY, 60_000);
+        assertAccountProblem(first, "account-not-found", MISSING);
+        createAccount(MISSING, true);
+        final Reply replayed = client.hold("hold-nowhere", MISSING, "1.00", TRY, 60_000);
+        assertTrue(replayed.replayed(), replayed::toString);
+        assertEquals(first.body(), replayed.body(), "the stored rejection names the same account, whatever exists now");
+
+        final Reply hold = client.hold("try-hold", FUNDING, "2.00", TRY, 60_000);
+        assertEquals(201, hold.status(), hold::toString);
+        assertAccountProblem(client.capture("cap-missing", hold.json().get("id").text(), MISSING + 1, null, null), "account-not-found",
+            MISSING + 1);
+
+        final Reply batch = client.batch("{\"operations\":[{\"op\":\"hold\",\"idempotencyKey\":\"in-batch\",\"body\":" +
+            "{\"accountId\":" + (MISSING + 2) + ",\"amount\":\"1.00\",\"currency\":\"TRY\",\"expiresInMs\":60000}}]}");
+        assertEquals(200, batch.status(), batch::toString);
+        final Json body = batch.json().get("results").at(0).get("body");
+        assertEquals("https://tally.dev/problems/account-not-found", body.get("type").text());
+        assertEquals(MISSING + 2, body.get("accountId").asLong(), "a batch operation's problem names it too");
+    }
+
+    @Test
+    void shouldNameTheAccountInAnotherCurrencyThanTheHold()
+    {
+        createAccount(FUNDING, false);
+        createAccount(CUSTOMER, true);
+        assertEquals(201, client.createAccount(DOLLARS, "USD", false).status());
+
+        final Reply inDollars = client.hold("usd-hold", CUSTOMER, "1.00", "USD", 60_000);
+        assertAccountProblem(inDollars, "currency-mismatch", CUSTOMER);
+        assertTrue(inDollars.json().get("detail").text().contains("USD"), inDollars::toString);
+
+        final Reply hold = client.hold("try-hold", FUNDING, "2.00", TRY, 60_000);
+        assertEquals(201, hold.status(), hold::toString);
+        final String holdId = hold.json().get("id").text();
+        assertAccountProblem(client.capture("cap-usd", holdId, DOLLARS, null, null), "currency-mismatch", DOLLARS);
+        final Reply askedInUsd = client.capture("cap-in-usd", holdId, CUSTOMER, "1.00", "USD");
+        assertEquals("currency-mismatch", askedInUsd.problemSlug());
+        assertFalse(askedInUsd.json().has("accountId"), () -> "the request's currency is not an account's: " + askedInUsd);
+    }
+
+    private static void assertAccountProblem(final Reply reply, final String slug, final long accountId)
+    {
+        assertEquals(422, reply.status(), reply::toString);
+        assertEquals(slug, reply.problemSlug());
+        assertEquals(accountId, reply.json().get("accountId").asLong(), reply::toString);
+        assertTrue(reply.json().get("detail").text().contains("account " + accountId), reply::toString);
     }
 
     private Reply withRequestId(final String header, final String value, final HttpRequest.Builder request)
