@@ -26,7 +26,7 @@ import dev.tally.ledger.result.Result;
  * </pre>
  *
  * The responder clears the reply fields at the end of the chain so the slot holds no reference to a
- * closed connection.
+ * closed connection, nor to a request id.
  */
 public final class LedgerEvent
 {

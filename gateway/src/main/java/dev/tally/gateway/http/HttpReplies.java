@@ -33,8 +33,9 @@ final class HttpReplies
     private static final AsciiString BEARER_CHALLENGE = AsciiString.cached("Bearer realm=\"tally\"");
     /**
      * Reply headers without Netty's per-header validation: every name here is a constant and every value a constant,
-     * an integer, or a request id checked by {@link RequestIds#isSane} (visible ASCII only), so the check can never fail; it was a seventh of the responder's
-     * JFR samples in a {@code uniform} run (docs/benchmarks/history/2026-12-01-cpu-user-kernel-nested-guest.md).
+     * an integer, or a request id {@link RequestIds#isSane} let through (visible ASCII only), so the check can never
+     * fail; it was a seventh of the responder's JFR samples in a {@code uniform} run
+     * (docs/benchmarks/history/2026-12-01-cpu-user-kernel-nested-guest.md).
      * Request headers are still validated by the decoder.
      */
     private static final HttpHeadersFactory OWN_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);

@@ -311,6 +311,6 @@ public final class HttpResponder implements ResponderStage
     private static void clearReplyFields(final LedgerEvent last)
     {
         last.replyTo = null;
-        last.requestId = null;   // nor a request's id for a lap of the ring
+        last.requestId = null;   // so that no request id stays referenced for a lap of the ring
     }
 }
