@@ -16,7 +16,8 @@ import dev.tally.ledger.result.Result;
  *    targetId (TRANSFER)   with a reference)      referenceTaken, referenceUnchecked, the stored id)
  *  result, views         business thread        responder
  *  replyTo, keepAlive,   gateway I/O thread     responder (a batch: on its last slot only)
- *    batchReply
+ *    batchReply,
+ *    requestId
  *  immediateReply        gateway I/O thread     responder (IMMEDIATE_REPLY only)
  *  journalFailed         journaler, business    business thread, responder
  *  journaledNotApplied   business thread        responder
@@ -25,7 +26,7 @@ import dev.tally.ledger.result.Result;
  * </pre>
  *
  * The responder clears the reply fields at the end of the chain so the slot holds no reference to a
- * closed connection.
+ * closed connection, nor to a request id.
  */
 public final class LedgerEvent
 {
@@ -43,6 +44,8 @@ public final class LedgerEvent
     public long receivedNs;
     /** Where the reply goes; null for commands nobody waits for (ticks). */
     public ReplyTarget replyTo;
+    /** The reply's {@code Request-Id} header value: the client's own, or one the gateway made. */
+    public CharSequence requestId;
     public boolean keepAlive;
     /**
      * The request came on {@code POST /v1/batch}: it is answered in the batch shape (200, one result per operation)
@@ -94,6 +97,10 @@ public final class LedgerEvent
         readAccountId = 0;
         readQuery = null;
         replyTo = null;
+        if (requestId != null)
+        {
+            requestId = null;   // stored only when it changes, as kind above
+        }
         keepAlive = true;
         batchReply = false;
         journalFailed = false;

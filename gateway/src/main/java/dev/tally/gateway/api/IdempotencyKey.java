@@ -52,13 +52,22 @@ public final class IdempotencyKey
     /** @return true when {@code key} is valid: the allocation-free test, before {@link #validate} builds a problem. */
     public static boolean isValid(final CharSequence key)
     {
-        if (key == null || key.length() == 0 || key.length() > LedgerLimits.IDEMPOTENCY_KEY_LENGTH_MAX)
+        return isVisibleAsciiToken(key, LedgerLimits.IDEMPOTENCY_KEY_LENGTH_MAX);
+    }
+
+    /**
+     * @return true when {@code text} is 1 to {@code lengthMax} visible ASCII characters: the rule of keys, and of the
+     *         request ids the gateway echoes (no space, control character or non-ASCII byte, so safe in a header).
+     */
+    public static boolean isVisibleAsciiToken(final CharSequence text, final int lengthMax)
+    {
+        if (text == null || text.length() == 0 || text.length() > lengthMax)
         {
             return false;
         }
-        for (int i = 0; i < key.length(); i++)
+        for (int i = 0; i < text.length(); i++)
         {
-            if (!isVisibleAscii(key.charAt(i)))
+            if (!isVisibleAscii(text.charAt(i)))
             {
                 return false;
             }

@@ -317,12 +317,20 @@ public final class ResponseRenderer
      */
     private void writeRejection(final ProblemType type, final Command c, final Result r)
     {
+        final long accountId = accountRejected(type, c, r);
         json.beginObject().field("type", type.uri()).field("title", type.title()).field("status", type.status())
-            .field("detail", detailOf(type));
+            .field("detail", accountId > 0 ? detailNaming(type, c, r, accountId) : detailOf(type));
         switch (type)
         {
             case ACCOUNT_EXISTS:
                 json.field("accountId", r.accountA);
+                break;
+            case ACCOUNT_NOT_FOUND:
+            case CURRENCY_MISMATCH:
+                if (accountId > 0)
+                {
+                    json.field("accountId", accountId);
+                }
                 break;
             case INSUFFICIENT_FUNDS:
                 json.field("accountId", r.accountA);
@@ -345,6 +353,42 @@ public final class ResponseRenderer
                 break;
         }
         json.endObject();
+    }
+
+    /**
+     * @return the account an {@code account-not-found} or {@code currency-mismatch} rejection is about, or 0 when the
+     *         result and the payload do not tell, which is all a rejection may show (a replay must render the same bytes):
+     *         a hold has one account; a capture looks up only its credit account, after checking the currency the request
+     *         gave (a mismatch there is with the hold, no account's). A transfer looks up two, and its stored result does
+     *         not record which one failed: recording it would change what a replay of a journal rebuilds, a new
+     *         generation of ledger rules (snapshotter's LedgerRulesFile), so a transfer's rejection names none.
+     */
+    private static long accountRejected(final ProblemType type, final Command c, final Result r)
+    {
+        if (type != ProblemType.ACCOUNT_NOT_FOUND && type != ProblemType.CURRENCY_MISMATCH)
+        {
+            return 0;
+        }
+        switch (c.type)
+        {
+            case CREATE_HOLD:
+                return r.accountA;
+            case CAPTURE_HOLD:
+                return type == ProblemType.ACCOUNT_NOT_FOUND || c.currency == 0 || c.currency == r.currency ? r.accountB : 0;
+            default:
+                return 0;
+        }
+    }
+
+    /** @return the detail of a rejection about {@code accountId} ({@link #accountRejected}), which it names. */
+    private static String detailNaming(final ProblemType type, final Command c, final Result r, final long accountId)
+    {
+        if (type == ProblemType.ACCOUNT_NOT_FOUND)
+        {
+            return "account " + accountId + " does not exist";
+        }
+        return "account " + accountId + " is not in " + CurrencyCode.unpack(r.currency) +
+            (c.type == CommandType.CAPTURE_HOLD ? ", the currency of the hold" : ", the currency of the hold asked for");
     }
 
     private static String detailOf(final ProblemType type)

@@ -77,6 +77,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     /** The request being handled (the handler is per connection and runs on one I/O thread). */
     private int routeIndex;
     private long receivedNs;
+    /** Its {@code Request-Id}: the client's own or one made here ({@link RequestIds}); every reply to it carries it. */
+    private CharSequence requestId;
 
     /**
      * @param readModel   the PostgreSQL read model, or null when the server runs without one.
@@ -165,6 +167,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final boolean keepAlive = HttpUtil.isKeepAlive(request);
         receivedNs = System.nanoTime();
         routeIndex = -1;
+        requestId = scratch.requestIds.of(request.headers());
         final DecoderResult decoded = request.decoderResult();
         if (decoded.isFailure())
         {
@@ -441,6 +444,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private void addressReply(final LedgerEvent event, final ChannelHandlerContext ctx, final boolean keepAlive)
     {
         event.replyTo = replyTarget;
+        event.requestId = requestId;
         event.keepAlive = keepAlive;
         event.routeIndex = routeIndex;
         event.receivedNs = receivedNs;
@@ -503,7 +507,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final long sequence = ring.tryClaim();
         if (sequence == InputRing.FULL)
         {
-            HttpReplies.write(ctx.channel(), status, contentType, body, keepAlive, false, retryAfterSeconds, allow);
+            HttpReplies.write(ctx.channel(), status, contentType, body, keepAlive, false, retryAfterSeconds, allow, requestId);
             return;
         }
         try
@@ -523,7 +527,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     {
         metrics.recordRingFull();
         final ByteBuf body = ctx.alloc().buffer(256);
-        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive);
+        HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive, requestId);
     }
 
     /** Probe replies queue behind earlier pipelined requests too (see {@link #problem}). */

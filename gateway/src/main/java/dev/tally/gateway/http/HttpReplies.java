@@ -30,10 +30,12 @@ final class HttpReplies
 {
     static final AsciiString IDEMPOTENT_REPLAYED = AsciiString.cached("Idempotent-Replayed");
     private static final AsciiString TRUE = AsciiString.cached("true");
+    private static final AsciiString BEARER_CHALLENGE = AsciiString.cached("Bearer realm=\"tally\"");
     /**
-     * Reply headers without Netty's per-header validation: every name here is a constant and every value a constant
-     * or an integer, none of it from a request, so the check can never fail; it was a seventh of the responder's
-     * JFR samples in a {@code uniform} run (docs/benchmarks/history/2026-12-01-cpu-user-kernel-nested-guest.md).
+     * Reply headers without Netty's per-header validation: every name here is a constant and every value a constant,
+     * an integer, or a request id {@link RequestIds#isSane} let through (visible ASCII only), so the check can never
+     * fail; it was a seventh of the responder's JFR samples in a {@code uniform} run
+     * (docs/benchmarks/history/2026-12-01-cpu-user-kernel-nested-guest.md).
      * Request headers are still validated by the decoder.
      */
     private static final HttpHeadersFactory OWN_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
@@ -49,12 +51,14 @@ final class HttpReplies
     {
         private final Channel channel;
         private final IntConsumer onReply;
+        private final CharSequence requestId;
         private FullHttpResponse response;
         private boolean keepAlive;
 
-        private Hole(final Channel channel, final IntConsumer onReply)
+        private Hole(final Channel channel, final CharSequence requestId, final IntConsumer onReply)
         {
             this.channel = channel;
+            this.requestId = requestId;
             this.onReply = onReply;
         }
     }
@@ -62,9 +66,9 @@ final class HttpReplies
     /**
      * Reserves the place of the next reply on {@code channel} for a query answered later: call it where that
      * reply would have been written (the responder, in ring order), then {@link #fill} the hole from the pool,
-     * which tells {@code onReply} the status (metrics).
+     * which tells {@code onReply} the status (metrics). The reply carries {@code requestId} ({@link RequestIds}; null: none).
      */
-    static Hole hold(final Channel channel, final IntConsumer onReply)
+    static Hole hold(final Channel channel, final CharSequence requestId, final IntConsumer onReply)
     {
         ArrayDeque<Hole> held = channel.attr(HELD).get();
         if (held == null)
@@ -73,7 +77,7 @@ final class HttpReplies
             held = channel.attr(HELD).setIfAbsent(created);
             held = held == null ? created : held;
         }
-        final Hole hole = new Hole(channel, onReply);
+        final Hole hole = new Hole(channel, requestId, onReply);
         synchronized (held)
         {
             held.addLast(hole);
@@ -88,7 +92,7 @@ final class HttpReplies
         final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
         synchronized (held)
         {
-            hole.response = response(status, contentType, body, false, retryAfterSeconds, null);
+            hole.response = response(status, contentType, body, false, retryAfterSeconds, null, hole.requestId);
             hole.keepAlive = keepAlive;
             hole.onReply.accept(status);
             // up to a later query's hole still open: its reply and what follows it wait for it
@@ -105,42 +109,32 @@ final class HttpReplies
     }
 
     /** Writes (and flushes) a reply; closes the connection after it unless keep-alive. */
-    static void write(final Channel channel, final RenderedResponse rendered, final ByteBuf body, final boolean keepAlive)
-    {
-        write(channel, rendered, body, keepAlive, null);
-    }
-
-    /** As {@link #write(Channel, RenderedResponse, ByteBuf, boolean)}, with the {@code Allow} header a 405 must carry. */
-    static void write(
-        final Channel channel, final RenderedResponse rendered, final ByteBuf body, final boolean keepAlive, final String allow)
+    static void write(final Channel channel, final RenderedResponse rendered, final ByteBuf body, final boolean keepAlive,
+        final CharSequence requestId)
     {
         write(channel, rendered.status(), rendered.contentType(), body, keepAlive, rendered.replayed(), rendered.retryAfterSeconds(),
-            allow);
+            null, requestId, true);
     }
 
     static void write(
         final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
-        final boolean replayed, final int retryAfterSeconds)
+        final boolean replayed, final int retryAfterSeconds, final String allow, final CharSequence requestId)
     {
-        write(channel, status, contentType, body, keepAlive, replayed, retryAfterSeconds, null);
-    }
-
-    static void write(
-        final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
-        final boolean replayed, final int retryAfterSeconds, final String allow)
-    {
-        write(channel, status, contentType, body, keepAlive, replayed, retryAfterSeconds, allow, true);
+        write(channel, status, contentType, body, keepAlive, replayed, retryAfterSeconds, allow, requestId, true);
     }
 
     /**
      * Writes a reply; with {@code flush} false the caller flushes later (the responder flushes each
      * connection once per Disruptor batch, so a pipelining client's replies share one syscall).
+     *
+     * @param allow     the {@code Allow} header a 405 must carry, or null.
+     * @param requestId the {@code Request-Id} header ({@link RequestIds}), or null for none.
      */
     static void write(
         final Channel channel, final int status, final CharSequence contentType, final ByteBuf body, final boolean keepAlive,
-        final boolean replayed, final int retryAfterSeconds, final String allow, final boolean flush)
+        final boolean replayed, final int retryAfterSeconds, final String allow, final CharSequence requestId, final boolean flush)
     {
-        final FullHttpResponse response = response(status, contentType, body, replayed, retryAfterSeconds, allow);
+        final FullHttpResponse response = response(status, contentType, body, replayed, retryAfterSeconds, allow, requestId);
         final ArrayDeque<Hole> held = channel.attr(HELD).get();
         if (held != null)
         {
@@ -148,7 +142,7 @@ final class HttpReplies
             {
                 if (!held.isEmpty())
                 {
-                    final Hole queued = new Hole(channel, null);   // behind a reply a query has yet to write
+                    final Hole queued = new Hole(channel, null, null);   // behind a reply a query has yet to write
                     queued.response = response;
                     queued.keepAlive = keepAlive;
                     held.addLast(queued);
@@ -161,7 +155,7 @@ final class HttpReplies
 
     private static FullHttpResponse response(
         final int status, final CharSequence contentType, final ByteBuf body, final boolean replayed, final int retryAfterSeconds,
-        final String allow)
+        final String allow, final CharSequence requestId)
     {
         final FullHttpResponse response =
             new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body, OWN_HEADERS, OWN_TRAILERS);
@@ -179,6 +173,15 @@ final class HttpReplies
         if (allow != null)
         {
             response.headers().set(HttpHeaderNames.ALLOW, allow);
+        }
+        if (status == 401)
+        {
+            // every 401 here is a missing or wrong API key, sent as a bearer token (RFC 6750 3, RFC 9110 11.6.1)
+            response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, BEARER_CHALLENGE);
+        }
+        if (requestId != null)
+        {
+            response.headers().set(RequestIds.REQUEST_ID, requestId);
         }
         return response;
     }

@@ -108,10 +108,10 @@ public final class HttpResponder implements ResponderStage
             final ImmediateHttpReply immediate = (ImmediateHttpReply)event.immediateReply;
             event.immediateReply = null;
             HttpReplies.write(channel, immediate.status(), immediate.contentType(), immediate.body(), event.keepAlive, false,
-                immediate.retryAfterSeconds(), immediate.allow(), false);
+                immediate.retryAfterSeconds(), immediate.allow(), event.requestId, false);
             metrics.recordReply(event.routeIndex, immediate.status(), event.receivedNs);
             markPending(channel);
-            event.replyTo = null;
+            clearReplyFields(event);
             return;
         }
         final ByteBuf body = channel.alloc().buffer(256);
@@ -123,7 +123,7 @@ public final class HttpResponder implements ResponderStage
         }
         final int status = rendered.status();
         HttpReplies.write(channel, status, rendered.contentType(), body, event.keepAlive, rendered.replayed(),
-            rendered.retryAfterSeconds(), null, false);
+            rendered.retryAfterSeconds(), null, event.requestId, false);
         metrics.recordReply(event.routeIndex, status, event.receivedNs);
         markPending(channel);
         clearReplyFields(event);
@@ -150,7 +150,7 @@ public final class HttpResponder implements ResponderStage
                 {
                     // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
                     body.release();
-                    queries.transfer(channel, event.keepAlive, event.command.tenantId,
+                    queries.transfer(channel, event.requestId, event.keepAlive, event.command.tenantId,
                         new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
                     clearReplyFields(event);
                     return null;
@@ -159,7 +159,7 @@ public final class HttpResponder implements ResponderStage
                 {
                     // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
                     body.release();
-                    queries.transferWithMetadata(channel, event.keepAlive, new TransferView().copyFrom(event.transferView),
+                    queries.transferWithMetadata(channel, event.requestId, event.keepAlive, new TransferView().copyFrom(event.transferView),
                         event.receivedNs, replyRecorder(event));
                     clearReplyFields(event);
                     return null;
@@ -187,7 +187,7 @@ public final class HttpResponder implements ResponderStage
                 }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
-                queries.entries(channel, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                queries.entries(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
                     replyRecorder(event));
                 clearReplyFields(event);
                 return null;
@@ -311,5 +311,6 @@ public final class HttpResponder implements ResponderStage
     private static void clearReplyFields(final LedgerEvent last)
     {
         last.replyTo = null;
+        last.requestId = null;   // so that no request id stays referenced for a lap of the ring
     }
 }

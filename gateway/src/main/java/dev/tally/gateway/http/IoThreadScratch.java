@@ -11,7 +11,8 @@ import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * What one Netty I/O thread reuses for every request it decodes: the decoder (JSON parser, SHA-256),
- * a renderer for errors answered on the spot, and command holders for a single request or a batch.
+ * a renderer for errors answered on the spot, the maker of request ids, and command holders for a single
+ * request or a batch.
  * Per thread, not per connection: a batch's 8,190 holders are allocated once per I/O thread.
  */
 final class IoThreadScratch
@@ -30,6 +31,7 @@ final class IoThreadScratch
     final RequestDecoder decoder = new RequestDecoder();
     final ResponseRenderer renderer = new ResponseRenderer();
     final ResourceId resourceId = new ResourceId();
+    final RequestIds requestIds = new RequestIds();
     final Command single = new Command();
     final Command[] batch = new Command[LedgerLimits.BATCH_OPERATIONS_MAX];
 

@@ -125,12 +125,15 @@ public final class ReadModelQueries implements AutoCloseable
         }
     }
 
-    /** Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} (checked by {@link #invalidEntriesQuery}) for the tenant's account. */
+    /**
+     * Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} (checked by {@link #invalidEntriesQuery}) for the tenant's account.
+     * Like every reply here, it carries {@code requestId} as {@code Request-Id} ({@link RequestIds}).
+     */
     public void entries(
-        final Channel channel, final boolean keepAlive, final long tenantId, final long accountId, final String query,
-        final java.util.function.IntConsumer onReply)
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
     {
-        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
             final EntriesPage page = EntriesPage.parse(query);
@@ -186,10 +189,10 @@ public final class ReadModelQueries implements AutoCloseable
      * @param receivedNs when the request arrived ({@link System#nanoTime()}).
      */
     public void transferWithMetadata(
-        final Channel channel, final boolean keepAlive, final TransferView view, final long receivedNs,
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final TransferView view, final long receivedNs,
         final java.util.function.IntConsumer onReply)
     {
-        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
         final UUID id = new UUID(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
         final Query read = () ->
         {
@@ -299,9 +302,10 @@ public final class ReadModelQueries implements AutoCloseable
 
     /** Answers {@code GET /v1/transfers/{id}} from PostgreSQL for a transfer memory no longer holds. */
     public void transfer(
-        final Channel channel, final boolean keepAlive, final long tenantId, final UUID id, final java.util.function.IntConsumer onReply)
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final UUID id,
+        final java.util.function.IntConsumer onReply)
     {
-        final HttpReplies.Hole hole = HttpReplies.hold(channel, onReply);   // this reply's place in the connection's order
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
         submit(hole, channel, keepAlive, () ->
         {
             final Optional<TransferRow> found = readModel.transfer(tenantId, id);

@@ -291,6 +291,46 @@ class OpenApiDocumentTest
     }
 
     @Test
+    void shouldDocumentTheChallengeOfEvery401AndTheRequestIdOfEveryReply()
+    {
+        final String unauthorized = componentBlock("    Unauthorized:");
+        assertTrue(unauthorized.contains("WWW-Authenticate:\n          $ref: '#/components/headers/WWWAuthenticate'"), unauthorized);
+        assertTrue(componentBlock("    WWWAuthenticate:").contains("const: Bearer realm=\"tally\""), "the challenge HttpReplies sends");
+        // RequestIds.LENGTH_MAX visible ASCII characters, the same rule as an idempotency key's
+        assertTrue(componentBlock("    RequestId:").contains("pattern: '^[!-~]{1,128}$'"), "the ids the server echoes");
+        assertTrue(document.contains("## Request ids"), "how a request id is echoed or made");
+    }
+
+    @Test
+    void shouldSayWhichAccountTheAccountProblemsName()
+    {
+        for (final String slug : List.of("account-not-found", "currency-mismatch"))
+        {
+            assertTrue(problemTypes.get(slug).get("description").contains("extension `accountId`"), slug);
+        }
+    }
+
+    /** @return the lines from {@code header} (a whole line) up to the next line indented as little or less. */
+    private static String componentBlock(final String header)
+    {
+        final int start = document.indexOf("\n" + header + "\n");
+        assertTrue(start >= 0, "no " + header.trim() + " in " + DOCUMENT);
+        final int indent = header.length() - header.stripLeading().length();
+        final List<String> lines = document.substring(start + 1).lines().toList();
+        final StringBuilder block = new StringBuilder(lines.get(0));
+        for (int i = 1; i < lines.size(); i++)
+        {
+            final String line = lines.get(i);
+            if (!line.isBlank() && line.length() - line.stripLeading().length() <= indent)
+            {
+                break;
+            }
+            block.append('\n').append(line);
+        }
+        return block.toString();
+    }
+
+    @Test
     void shouldStateTheLimitsTheDecoderEnforces()
     {
         final String[] expected = {

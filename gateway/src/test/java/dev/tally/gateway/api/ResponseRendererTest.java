@@ -209,6 +209,44 @@ class ResponseRendererTest
     }
 
     @Test
+    void shouldNameTheAccountAHoldFoundMissingOrInAnotherCurrency()
+    {
+        final Reply missing = ledger.submit(Route.CREATE_HOLD, "h10", null,
+            "{\"accountId\":9,\"amount\":\"0.01\",\"currency\":\"TRY\",\"expiresInMs\":60000}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
+            "\"detail\":\"account 9 does not exist\",\"accountId\":9}", missing.body());
+        final Reply mismatch = ledger.submit(Route.CREATE_HOLD, "h11", null,
+            "{\"accountId\":1,\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/currency-mismatch\",\"title\":\"Currency mismatch\",\"status\":422," +
+            "\"detail\":\"account 1 is not in USD, the currency of the hold asked for\",\"accountId\":1}", mismatch.body());
+        assertEquals(mismatch.body(), ledger.submit(Route.CREATE_HOLD, "h11", null,
+            "{\"accountId\":1,\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}").body(), "the same on a replay");
+    }
+
+    @Test
+    void shouldNameACapturesCreditAccountButNotForTheCurrencyTheRequestGave()
+    {
+        final Reply hold = ledger.submit(Route.CREATE_HOLD, "h12", null, "{\"accountId\":1,\"amount\":\"5.00\",\"currency\":\"TRY\",\"expiresInMs\":60000}");
+        assertEquals(201, hold.status(), hold.body());
+        final String holdId = idIn(hold.body());
+        final Reply missing = ledger.submit(Route.CAPTURE_HOLD, "c1", holdId, "{\"creditAccountId\":9}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
+            "\"detail\":\"account 9 does not exist\",\"accountId\":9}", missing.body());
+        final Reply askedInUsd = ledger.submit(Route.CAPTURE_HOLD, "c2", holdId, "{\"creditAccountId\":2,\"amount\":\"1.00\",\"currency\":\"USD\"}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/currency-mismatch\",\"title\":\"Currency mismatch\",\"status\":422," +
+            "\"detail\":\"the currency does not match the currency of the accounts or hold involved\"}", askedInUsd.body());
+    }
+
+    @Test
+    void shouldNameNoAccountOfATransferWhoseResultDoesNotRecordWhichFailed()
+    {
+        final Reply missing = ledger.submit(Route.CREATE_TRANSFER, "t10", null,
+            "{\"debitAccountId\":1,\"creditAccountId\":9,\"amount\":\"0.01\",\"currency\":\"TRY\"}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
+            "\"detail\":\"an account named by the request does not exist\"}", missing.body());
+    }
+
+    @Test
     void shouldAnswerAnUnansweredColdIndexWith503RetryAfterAndWhatTheClientDoes()
     {
         final Command command = new Command();

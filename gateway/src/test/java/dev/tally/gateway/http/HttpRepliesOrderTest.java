@@ -25,9 +25,9 @@ class HttpRepliesOrderTest
         final EmbeddedChannel channel = new EmbeddedChannel();
         write(channel, "r1");
         final List<Integer> filled = new ArrayList<>();
-        final HttpReplies.Hole r2 = HttpReplies.hold(channel, filled::add);
+        final HttpReplies.Hole r2 = HttpReplies.hold(channel, null, filled::add);
         write(channel, "r3");
-        final HttpReplies.Hole r4 = HttpReplies.hold(channel, filled::add);
+        final HttpReplies.Hole r4 = HttpReplies.hold(channel, null, filled::add);
         write(channel, "r5");
         channel.flush();
         assertEquals(List.of("r1"), bodies(channel), "r3 waits for r2");
@@ -47,7 +47,7 @@ class HttpRepliesOrderTest
 
     private static void write(final EmbeddedChannel channel, final String body)
     {
-        HttpReplies.write(channel, 200, "text/plain", Unpooled.copiedBuffer(body, StandardCharsets.US_ASCII), true, false, 0);
+        HttpReplies.write(channel, 200, "text/plain", Unpooled.copiedBuffer(body, StandardCharsets.US_ASCII), true, false, 0, null, null);
     }
 
     private static List<String> bodies(final EmbeddedChannel channel)

@@ -106,6 +106,13 @@ final class RawConnection implements AutoCloseable
         socket.close();
     }
 
+    /** @return {@code request} (as {@link #request} writes it) with a {@code Request-Id} header after its {@code Host}. */
+    static String withRequestId(final String request, final String requestId)
+    {
+        final int afterHost = request.indexOf("\r\nAuthorization:") + 2;
+        return request.substring(0, afterHost) + "Request-Id: " + requestId + "\r\n" + request.substring(afterHost);
+    }
+
     /** @return a request with {@code Host}, the tenant's key and, when there is a body, its length. */
     static String request(final String method, final String path, final String idempotencyKey, final String body)
     {

@@ -31,9 +31,7 @@ class ReadModelPipeliningIT
     {
         try (TallyProcess tally = TallyProcess.start(dataDir, "sync", logDir.resolve("serve.log")))
         {
-            final TallyClient client = tally.client();
-            assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
-            assertEquals(201, client.createAccount(2, TallyClient.TRY, true).status());
+            final TallyClient client = openTwoAccounts(tally);
             tally.awaitWriterCaughtUp();   // the accounts are in PostgreSQL: pages, not 404s
             final StringBuilder requests = new StringBuilder();
             final List<Integer> expected = new ArrayList<>();
@@ -66,5 +64,58 @@ class ReadModelPipeliningIT
                 "the pool's replies are in the request metrics too");
             tally.stop();
         }
+    }
+
+    /** The replies the read pool writes, later and from its own threads, carry their request's {@code Request-Id} too. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldCarryEachRequestsIdOnTheRepliesOfTheReadPool() throws Exception
+    {
+        try (TallyProcess tally = TallyProcess.start(dataDir, "sync", logDir.resolve("serve.log")))
+        {
+            final TallyClient client = openTwoAccounts(tally);
+            final Reply labelled = client.post("/v1/transfers", "labelled", "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1.00\"," +
+                "\"currency\":\"TRY\",\"metadata\":{\"orderId\":\"A-1\"}}");
+            assertEquals(201, labelled.status(), labelled::toString);
+            final String transferId = Json.parse(labelled.body()).get("id").text();
+            tally.awaitWriterCaughtUp();
+            final StringBuilder requests = new StringBuilder();
+            final List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 5; i++)
+            {
+                requests.append(RawConnection.withRequestId(RawConnection.request("GET", "/v1/accounts/2/entries?limit=5", null, null), "page-" + i));
+                expected.add("200 page-" + i);
+                requests.append(RawConnection.withRequestId(RawConnection.request("GET", "/v1/transfers/" + transferId, null, null), "meta-" + i));
+                expected.add("200 meta-" + i);
+                requests.append(RawConnection.withRequestId(RawConnection.request("GET", "/v1/accounts/2/entries?limit=0", null, null), "bad-" + i));
+                expected.add("400 bad-" + i);
+                requests.append(RawConnection.withRequestId(RawConnection.request("GET", "/v1/accounts/7/entries", null, null), "none-" + i));
+                expected.add("404 none-" + i);
+                requests.append(RawConnection.withRequestId(RawConnection.request("POST", "/v1/transfers", "pool-" + i,
+                    TallyClient.transferJson(1, 2, "1.00", TallyClient.TRY, null)), "write-" + i));
+                expected.add("201 write-" + i);
+            }
+            final List<String> actual = new ArrayList<>();
+            try (RawConnection connection = new RawConnection(tally.port()))
+            {
+                connection.write(requests.toString());
+                for (int i = 0; i < expected.size(); i++)
+                {
+                    final RawConnection.RawResponse response = connection.read();
+                    actual.add(response.status() + " " + response.headers().get("request-id"));
+                }
+            }
+            assertEquals(expected, actual, "each reply in request order, with its request's id");
+            tally.stop();
+        }
+    }
+
+    /** @return a client of the server, which has a funding account 1 and a customer account 2. */
+    private static TallyClient openTwoAccounts(final TallyProcess tally)
+    {
+        final TallyClient client = tally.client();
+        assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
+        assertEquals(201, client.createAccount(2, TallyClient.TRY, true).status());
+        return client;
     }
 }

@@ -71,7 +71,7 @@ class ReadModelQueriesWaitTest
         try (ReadModelQueries queries = new ReadModelQueries(readModel))
         {
             final long startNs = System.nanoTime();
-            queries.transferWithMetadata(channel, true, transferNotYetWritten(), System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(1_500),
+            queries.transferWithMetadata(channel, null, true, transferNotYetWritten(), System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(1_500),
                 statuses::add);
 
             final FullHttpResponse reply = awaitReply(channel);
@@ -92,7 +92,7 @@ class ReadModelQueriesWaitTest
         final EmbeddedChannel channel = new EmbeddedChannel();
         final List<Integer> statuses = new ArrayList<>();
         final ReadModelQueries queries = new ReadModelQueries(readModel);
-        queries.transferWithMetadata(channel, true, transferNotYetWritten(), System.nanoTime(), statuses::add);
+        queries.transferWithMetadata(channel, null, true, transferNotYetWritten(), System.nanoTime(), statuses::add);
         Thread.sleep(50);
         channel.runPendingTasks();
         assertNull(channel.readOutbound(), "still waiting for the writer");
