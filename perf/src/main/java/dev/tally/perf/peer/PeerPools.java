@@ -9,14 +9,15 @@ import java.util.Map;
  * The peer's pool size (HikariCP connections = JDBC threads) per scenario, as {@code compare --peer-pool} takes it:
  * one number for every scenario ({@code 8}) or {@code scenario=size} pairs over the defaults ({@code batch=4,hotDebit=16}).
  *
- * <p>The defaults are the pool that gave the peer its highest throughput in the sweep of
- * docs/benchmarks/history/2026-12-07-peer-pool-sweep.md (sync, sub-rows, one transaction per batch request), so
- * every scenario runs against the peer at its best measured size on this machine.
+ * <p>The defaults come from the sweep of docs/benchmarks/history/2026-12-07-peer-pool-sweep.md ({@code
+ * perf/scripts/peer-pool-sweep.sh}: sync, sub-rows, one transaction per batch request, pools 2 to 32, three rounds on
+ * this 2-core machine): for each scenario the pool of the highest median throughput, or, among the pools within 5 % of
+ * it (closer than the machine's noise), the one of the lowest median CPU per transfer.
  */
 public final class PeerPools
 {
     /** The best pool of each scenario in {@code 2026-12-07-peer-pool-sweep.md}, as {@code --peer-pool} takes it. */
-    public static final String DEFAULTS_TEXT = "uniform=8,hotCredit=8,hotDebit=8,retries=8,batch=8";
+    public static final String DEFAULTS_TEXT = "uniform=2,hotCredit=8,hotDebit=4,retries=4,batch=8";
     private static final Map<Scenario, Integer> DEFAULTS = defaults();
 
     private final Map<Scenario, Integer> sizes;
