@@ -40,7 +40,7 @@ class CommandCodecPropertyTest
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[CommandCodec.ENCODED_LENGTH_MAX]);
 
-        final int length = CommandCodec.writingVersion1().encode(original, buffer, 0);
+        final int length = new Layout1Writer().encode(original, buffer, 0);
         final Command decoded = new Command();
 
         assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));

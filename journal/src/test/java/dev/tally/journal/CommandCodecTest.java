@@ -24,7 +24,7 @@ class CommandCodecTest
 {
     private final CommandCodec codec = new CommandCodec();
     /** Writes layout version 1, as binaries before version 2 did: their journals must still read. */
-    private final CommandCodec version1 = CommandCodec.writingVersion1();
+    private final Layout1Writer version1 = new Layout1Writer();
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[CommandCodec.ENCODED_LENGTH_MAX + 16]);
 
     /** Written in the current layout, and in layout 1 as older binaries did: both read back. */
@@ -33,12 +33,12 @@ class CommandCodecTest
     void shouldRoundTripEveryCommandTypeInEveryLayout(final CommandType type)
     {
         final Command original = TestCommands.random(type, new Random(type.code()));
-        for (final CommandCodec writer : new CommandCodec[] {codec, version1})
+        for (final int layoutVersion : new int[] {CommandCodec.VERSION, CommandCodec.VERSION_1})
         {
-            final int length = writer.encode(original, buffer, 3);
+            final int length = encode(layoutVersion, original, 3);
             final Command decoded = new Command();
 
-            assertEquals(writer == codec ? CommandCodec.VERSION : CommandCodec.VERSION_1, buffer.getByte(3));
+            assertEquals(layoutVersion, buffer.getByte(3));
             assertEquals(DecodeStatus.OK, codec.decode(buffer, 3, length, decoded));
             assertSameCommand(original, decoded);
         }
@@ -61,12 +61,12 @@ class CommandCodecTest
         assertEquals(CommandType.TRANSFER.code(), bytes.get(1));
         assertEquals(length, bytes.getShort(2));
         final int present = bytes.getInt(4);
-        assertEquals(1 << CommandCodec.FIELD_BATCH_SIZE | 1 << CommandCodec.FIELD_JOURNAL_INDEX |
-            1 << CommandCodec.FIELD_TIMESTAMP_NS | 1 << CommandCodec.FIELD_TENANT_ID | 1 << CommandCodec.FIELD_KEY_HI |
-            1 << CommandCodec.FIELD_KEY_LO | 1 << CommandCodec.FIELD_FINGERPRINT_HI | 1 << CommandCodec.FIELD_FINGERPRINT_LO |
-            1 << CommandCodec.FIELD_CURRENCY | 1 << CommandCodec.FIELD_DEBIT_ACCOUNT_ID |
-            1 << CommandCodec.FIELD_CREDIT_ACCOUNT_ID | 1 << CommandCodec.FIELD_AMOUNT_MINOR |
-            1 << CommandCodec.FIELD_SUB_BALANCES, present);
+        assertEquals(1 << Layout2Codec.FIELD_BATCH_SIZE | 1 << Layout2Codec.FIELD_JOURNAL_INDEX |
+            1 << Layout2Codec.FIELD_TIMESTAMP_NS | 1 << Layout2Codec.FIELD_TENANT_ID | 1 << Layout2Codec.FIELD_KEY_HI |
+            1 << Layout2Codec.FIELD_KEY_LO | 1 << Layout2Codec.FIELD_FINGERPRINT_HI | 1 << Layout2Codec.FIELD_FINGERPRINT_LO |
+            1 << Layout2Codec.FIELD_CURRENCY | 1 << Layout2Codec.FIELD_DEBIT_ACCOUNT_ID |
+            1 << Layout2Codec.FIELD_CREDIT_ACCOUNT_ID | 1 << Layout2Codec.FIELD_AMOUNT_MINOR |
+            1 << Layout2Codec.FIELD_SUB_BALANCES, present);
         assertEquals(transfer.batchSize, bytes.getInt(8));
         assertEquals(0x0102030405060708L, bytes.getLong(12));
         assertEquals(transfer.timestampNs, bytes.getLong(20));
@@ -105,9 +105,9 @@ class CommandCodecTest
 
         assertEquals(14 + 92, firstLength, "stands alone");
         assertEquals(14 + 92 + 4 - 32, secondLength, "its batch position, but not its index, time, tenant, batch size, currency");
-        final int present = buffer.getInt(firstLength + CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
-        assertEquals(CommandCodec.AS_BEFORE_BITS, present & CommandCodec.AS_BEFORE_BITS);
-        assertEquals(0, present & CommandCodec.fieldBitsOf(CommandCodec.AS_BEFORE_BITS));
+        final int present = buffer.getInt(firstLength + Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        assertEquals(Layout2Codec.AS_BEFORE_BITS, present & Layout2Codec.AS_BEFORE_BITS);
+        assertEquals(0, present & Layout2Codec.fieldBitsOf(Layout2Codec.AS_BEFORE_BITS));
         final Command decoded = new Command();
         assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, firstLength + secondLength, decoded));
         assertSameCommand(first, decoded);
@@ -149,8 +149,8 @@ class CommandCodecTest
         final int secondLength = codec.encodeFollowing(second, buffer, firstLength);
 
         assertEquals(firstLength - 4, secondLength, "only the batch size is taken");
-        assertEquals(CommandCodec.SAME_BATCH_SIZE,
-            buffer.getInt(firstLength + CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN) & CommandCodec.AS_BEFORE_BITS);
+        assertEquals(Layout2Codec.SAME_BATCH_SIZE,
+            buffer.getInt(firstLength + Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN) & Layout2Codec.AS_BEFORE_BITS);
         final Command decoded = new Command();
         assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, firstLength, decoded));
         assertEquals(DecodeStatus.OK, codec.decodeFollowing(buffer, firstLength, secondLength, decoded));
@@ -162,12 +162,12 @@ class CommandCodecTest
     {
         final Command transfer = TestCommands.plainTransfer(8, "abc");
         final int length = codec.encode(transfer, buffer, 0);
-        final int present = buffer.getInt(CommandCodec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
-        for (final int wrong : new int[] {present | 1 << 26, present | 1 << 31, present | 1 << CommandCodec.FIELD_ACCOUNT_ID,
-            present | CommandCodec.SAME_TENANT_ID, present | CommandCodec.SEQUEL_JOURNAL_INDEX,
-            present & ~(1 << CommandCodec.FIELD_BATCH_SIZE), present & ~(1 << CommandCodec.FIELD_TENANT_ID), -1})
+        final int present = buffer.getInt(Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        for (final int wrong : new int[] {present | 1 << 26, present | 1 << 31, present | 1 << Layout2Codec.FIELD_ACCOUNT_ID,
+            present | Layout2Codec.SAME_TENANT_ID, present | Layout2Codec.SEQUEL_JOURNAL_INDEX,
+            present & ~(1 << Layout2Codec.FIELD_BATCH_SIZE), present & ~(1 << Layout2Codec.FIELD_TENANT_ID), -1})
         {
-            buffer.putInt(CommandCodec.PRESENT_OFFSET, wrong, ByteOrder.LITTLE_ENDIAN);
+            buffer.putInt(Layout2Codec.PRESENT_OFFSET, wrong, ByteOrder.LITTLE_ENDIAN);
             resealChecksum(length);
             assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()), "present " + Integer.toHexString(wrong));
         }
@@ -183,8 +183,8 @@ class CommandCodecTest
         final int length = version1.encode(command, buffer, 0);
         final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
 
-        assertEquals(CommandCodec.FIXED_LENGTH + 9, length);
-        assertEquals(162, CommandCodec.FIXED_LENGTH);
+        assertEquals(Layout1Reader.FIXED_LENGTH + 9, length);
+        assertEquals(162, Layout1Reader.FIXED_LENGTH);
         assertEquals(CommandCodec.VERSION_1, bytes.get(0));
         assertEquals(CommandType.TRANSFER.code(), bytes.get(1));
         assertEquals(length, bytes.getShort(2));
@@ -203,14 +203,14 @@ class CommandCodecTest
         final Command command = TestCommands.transfer(1, "x");
         command.batchPosition = 1;   // now every field is set
         command.reference[1] = 'y';
-        assertEquals(CommandCodec.FIELDS_LENGTH_MAX, CommandCodec.fieldsLength(CommandCodec.FIELD_BITS));
-        final int everyField = CommandCodec.FRAME_LENGTH + CommandCodec.FIELDS_LENGTH_MAX;
+        assertEquals(Layout2Codec.FIELDS_LENGTH_MAX, Layout2Codec.fieldsLength(Layout2Codec.FIELD_BITS));
+        final int everyField = Layout2Codec.FRAME_LENGTH + Layout2Codec.FIELDS_LENGTH_MAX;
 
         assertEquals(everyField + 1, codec.encode(command, buffer, 0));
-        assertEquals(CommandCodec.FIXED_LENGTH + 1, version1.encode(command, buffer, 0));
+        assertEquals(Layout1Reader.FIXED_LENGTH + 1, version1.encode(command, buffer, 0));
         command.referenceLength = 0;
         assertEquals(everyField, codec.encode(command, buffer, 0));
-        assertEquals(CommandCodec.FIXED_LENGTH, version1.encode(command, buffer, 0));
+        assertEquals(Layout1Reader.FIXED_LENGTH, version1.encode(command, buffer, 0));
         command.referenceLength = LedgerLimits.REFERENCE_LENGTH_MAX;
         assertEquals(everyField + LedgerLimits.REFERENCE_LENGTH_MAX, codec.encode(command, buffer, 0));
         command.metadata.reserve(LedgerLimits.METADATA_LENGTH_MAX);
@@ -238,8 +238,8 @@ class CommandCodecTest
         final int length = version1.encode(command, buffer, 0);
         final ByteBuffer bytes = ByteBuffer.wrap(buffer.byteArray()).order(ByteOrder.LITTLE_ENDIAN);
 
-        assertEquals(CommandCodec.FIXED_LENGTH + 5 + 2 + metadataBytes, length);
-        assertEquals(CommandCodec.FLAG_METADATA, bytes.get(CommandCodec.FLAGS_OFFSET) & CommandCodec.FLAG_METADATA);
+        assertEquals(Layout1Reader.FIXED_LENGTH + 5 + 2 + metadataBytes, length);
+        assertEquals(CommandRecordTail.FLAG_METADATA, bytes.get(Layout1Reader.FLAGS_OFFSET) & CommandRecordTail.FLAG_METADATA);
         assertEquals(metadataBytes, bytes.getShort(158 + 5));
         assertEquals(metadata, new String(buffer.byteArray(), 158 + 5 + 2, metadataBytes, java.nio.charset.StandardCharsets.UTF_8));
         final Command decoded = new Command();
@@ -247,8 +247,8 @@ class CommandCodecTest
         assertSameCommand(command, decoded);
         // and a record without metadata keeps the layout written before metadata existed: no flag, no length field
         final int plain = version1.encode(TestCommands.transfer(12, "inv-1"), buffer, 0);
-        assertEquals(CommandCodec.FIXED_LENGTH + 5, plain);
-        assertEquals(0, bytes.get(CommandCodec.FLAGS_OFFSET) & CommandCodec.FLAG_METADATA);
+        assertEquals(Layout1Reader.FIXED_LENGTH + 5, plain);
+        assertEquals(0, bytes.get(Layout1Reader.FLAGS_OFFSET) & CommandRecordTail.FLAG_METADATA);
     }
 
     @Test
@@ -256,7 +256,7 @@ class CommandCodecTest
     {
         final Command withMetadata = TestCommands.withMetadata(TestCommands.transfer(13, "abc"), "{\"a\":\"b\"}");
         final int length = version1.encode(withMetadata, buffer, 0);
-        final int lengthField = CommandCodec.REFERENCE_OFFSET + 3;
+        final int lengthField = Layout1Reader.REFERENCE_OFFSET + 3;
         for (final int wrong : new int[] {0, 8, 10, LedgerLimits.METADATA_LENGTH_MAX + 1, 0xFFFF})
         {
             buffer.putShort(lengthField, (short)wrong, ByteOrder.LITTLE_ENDIAN);
@@ -265,7 +265,7 @@ class CommandCodecTest
         }
         // the flag on a record that has no metadata
         final int plain = version1.encode(TestCommands.transfer(13, "abc"), buffer, 0);
-        buffer.putByte(CommandCodec.FLAGS_OFFSET, (byte)(buffer.getByte(CommandCodec.FLAGS_OFFSET) | CommandCodec.FLAG_METADATA));
+        buffer.putByte(Layout1Reader.FLAGS_OFFSET, (byte)(buffer.getByte(Layout1Reader.FLAGS_OFFSET) | CommandRecordTail.FLAG_METADATA));
         resealChecksum(plain);
         assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, plain, new Command()));
     }
@@ -287,8 +287,7 @@ class CommandCodecTest
     @org.junit.jupiter.params.provider.CsvSource({"'', 2", "'{\"k\":\"v\"}', 2", "'', 1", "'{\"k\":\"v\"}', 1"})
     void shouldRejectEverySingleBitFlipWithBadChecksumOrWorse(final String metadata, final int layoutVersion)
     {
-        final CommandCodec writer = layoutVersion == 1 ? version1 : codec;
-        final int length = writer.encode(TestCommands.withMetadata(TestCommands.plainTransfer(3, "bitflip"), metadata), buffer, 0);
+        final int length = encode(layoutVersion, TestCommands.withMetadata(TestCommands.plainTransfer(3, "bitflip"), metadata), 0);
         final Command decoded = new Command();
         for (int offset = 0; offset < length; offset++)
         {
@@ -329,7 +328,7 @@ class CommandCodecTest
     void shouldRejectReferenceLengthThatDisagreesWithRecordLength()
     {
         final int length = version1.encode(TestCommands.transfer(6, "abc"), buffer, 0);
-        buffer.putByte(CommandCodec.REFERENCE_LENGTH_OFFSET, (byte)2);
+        buffer.putByte(Layout1Reader.REFERENCE_LENGTH_OFFSET, (byte)2);
         resealChecksum(length);
 
         assertEquals(DecodeStatus.BAD_LENGTH, codec.decode(buffer, 0, length, new Command()));
@@ -404,5 +403,12 @@ class CommandCodecTest
         final CRC32C crc = new CRC32C();
         crc.update(buffer.byteArray(), 0, length - 4);
         buffer.putInt(length - 4, (int)crc.getValue(), ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** @return bytes written at {@code offset} in layout {@code layoutVersion}: the current one, or 1 as older ones did. */
+    private int encode(final int layoutVersion, final Command command, final int offset)
+    {
+        return layoutVersion == CommandCodec.VERSION_1 ?
+            version1.encode(command, buffer, offset) : codec.encode(command, buffer, offset);
     }
 }

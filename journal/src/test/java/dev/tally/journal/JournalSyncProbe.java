@@ -80,7 +80,7 @@ public final class JournalSyncProbe
         {
             builder.syncMode(SyncMode.SYNC);
         }
-        final byte[] record = new byte[CommandCodec.FIXED_LENGTH + 20];
+        final byte[] record = new byte[Layout1Reader.FIXED_LENGTH + 20];
         try (SingleChronicleQueue queue = builder.build(); ExcerptAppender appender = queue.createAppender())
         {
             System.out.println("queue syncMode " + builder.syncMode());

@@ -6,10 +6,11 @@ import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.effect.EffectLog;
 import dev.tally.ledger.hold.HoldTable;
-import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.idempotency.IdempotencyTable;
 import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.query.AccountVisitor;
+import dev.tally.ledger.query.HoldVisitor;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
@@ -37,79 +38,48 @@ import dev.tally.ledger.transfer.TransferTable;
  *   <li>Invariants: the command's entries sum to zero, every touched sub-balance respects its floor.</li>
  * </ol>
  *
- * <p>Batches: each operation of a batch is its own command with its own key and journal index, marked
- * with its position. A unit of work is a single command or a whole batch; {@link #effects()} holds the
- * unit's effects once its last operation is applied. An atomic batch records undo information; if any
- * operation fails, everything the batch did is put back and each operation applied so far reports
- * {@code LINKED_OPERATION_FAILED}. The failed batch's results are stored under their keys when every
- * failure in it is a stored (business) outcome; otherwise none are, so a retry is evaluated afresh.
+ * <p>This class applies commands and is the façade of the ledger's parts, each with one job: {@link UnitOfWork}
+ * frames single commands and batches and rolls back a failed atomic batch, {@link Postings} holds the business rules,
+ * {@link Retention} forgets what left its windows, {@link LedgerQueries} reads the state into views,
+ * {@link LedgerImage} copies, restores and hashes it for snapshots, {@link Invariants} checks what must hold around
+ * every command, and {@link LedgerStats} carries its figures to other threads. A unit of work is a single command or
+ * a whole batch; {@link #effects()} holds the unit's effects once its last operation is applied.
  */
 public final class Ledger
 {
-    /**
-     * Undo records one atomic operation may need at most: one per sub-balance it changes (a sub-balance is recorded
-     * once per command, see {@link Accounts}), all 64 of one account plus the credited one, and at most three
-     * more: a transfer, capture or reversal adds its transfer and one of a reference, a removed hold or a reversed
-     * amount, and its key is stored. A hold or void needs 66 at most, opening an account or marking a hold unknown 2.
-     */
-    private static final int UNDO_PER_OPERATION_MAX = LedgerLimits.SUB_BALANCES_MAX + 1 + 3;
-    /**
-     * Undo records an atomic batch may hold (65,520 of 32 bytes: 2 MiB): a full batch of operations averaging fewer
-     * than 8 (a transfer between ordinary accounts needs 5), or 963 operations of the costliest kind. An
-     * operation starts only while {@link #UNDO_PER_OPERATION_MAX} more fit; once they do not, it is refused with
-     * {@code CAPACITY_EXCEEDED} and the batch rolls back, storing nothing (docs/ARCHITECTURE.md, "Batches").
-     */
-    private static final int UNDO_RECORDS_MAX = LedgerLimits.BATCH_OPERATIONS_MAX * 8;
-
     private final LedgerConfig config;
-    private final UndoLog undo = new UndoLog(UNDO_RECORDS_MAX);
+    private final UndoLog undo = new UndoLog(UnitOfWork.UNDO_RECORDS_MAX);
     private final EffectLog effects = new EffectLog();
+    private final LedgerState state;
     private final Accounts accounts;
     private final IdempotencyTable keys;
-    private final TransferTable transfers;
-    private final ReferenceTable references;
     private final HoldTable holds;
     private final Postings postings;
-    private final Result[] results = new Result[LedgerLimits.BATCH_OPERATIONS_MAX];
-    private final long keyRetentionNs;
-    private final long referenceRetentionNs;
-    private final long reversalWindowNs;
-
-    // what the current unit (single command or batch) is doing
-    private final int[] batchKeyPositions = new int[LedgerLimits.BATCH_OPERATIONS_MAX];
-    private final boolean[] batchApplied = new boolean[LedgerLimits.BATCH_OPERATIONS_MAX];
-    private int batchSize;
-    private int batchNextPosition;
-    private boolean batchAtomic;
-    private boolean batchFailed;
-    private boolean batchFailureStored;
-    private long batchEffectsMark;
-    private long batchFirstIndex;
+    private final Retention retention;
+    private final UnitOfWork unit;
+    private final Invariants invariants;
+    private final LedgerQueries queries;
+    private final LedgerImage image;
+    private final LedgerStats stats;
 
     /** Keeps the values {@link #preload} reads, so that the JIT cannot drop those loads. */
     private long preloaded;
-    private long lastJournalIndex;
-    private long nowNs;
-    private long commandsApplied;
-    private long transfersPosted;
 
     public Ledger(final LedgerConfig config)
     {
         this.config = config;
-        accounts = new Accounts(config.accountsMax(), config.subBalancesMax(), undo);
-        keys = new IdempotencyTable(config.idempotencyKeysMax());
-        transfers = new TransferTable(config.transfersMax());
-        references = new ReferenceTable(config.referencesMax());
-        holds = new HoldTable(config.holdsMax(), undo);
-        postings = new Postings(accounts, transfers, references, holds, effects, undo);
-        // LedgerConfig bounds the windows (WINDOW_MS_LIMIT) so that these cannot overflow.
-        keyRetentionNs = config.keyRetentionMs() * 1_000_000L;
-        referenceRetentionNs = config.referenceRetentionMs() * 1_000_000L;
-        reversalWindowNs = config.reversalWindowMs() * 1_000_000L;
-        for (int i = 0; i < results.length; i++)
-        {
-            results[i] = new Result();
-        }
+        state = new LedgerState(config, undo);
+        accounts = state.accounts;
+        keys = state.keys;
+        holds = state.holds;
+        postings = new Postings(state, effects, undo);
+        retention = new Retention(config, state);
+        unit = new UnitOfWork(state, effects, undo, retention);
+        invariants = new Invariants(state, effects);
+        queries = new LedgerQueries(state);
+        image = new LedgerImage(config, state);
+        stats = new LedgerStats(config);
+        publishStats();
     }
 
     /**
@@ -122,37 +92,12 @@ public final class Ledger
      */
     public Result apply(final Command c)
     {
-        checkSequence(c);
+        invariants.checkSequence(c);
         preload(c);
-        lastJournalIndex = c.journalIndex;
-        nowNs = c.timestampNs;
-        commandsApplied++;
-        if (c.batchPosition == 0)
-        {
-            if (batchNextPosition != batchSize)
-            {
-                abortIncompleteBatch();
-            }
-            beginUnit(c);
-        }
-        else if (!isInsideBatch() || c.batchPosition != batchNextPosition || c.batchSize != batchSize ||
-            c.atomic != batchAtomic || !c.type.isKeyed())
-        {
-            // Past the end of a finished batch, or a tick or snapshot among a batch's operations (a tick's
-            // expiries cannot be undone, a snapshot must see whole units): the journal's framing is broken.
-            throw new InvariantViolation("batch out of order at journal index " + c.journalIndex + ": position " +
-                c.batchPosition + "/" + c.batchSize + ", expected " + batchNextPosition + "/" + batchSize);
-        }
-        batchNextPosition = c.batchPosition + 1;
-        if (!batchAtomic)
-        {
-            // Outside an atomic batch every command is its own unit of effects.
-            effects.clear();
-        }
-
-        final Result r = results[c.batchPosition].reset(c.type);
-        r.originIndex = c.journalIndex;
-        r.originTimestampNs = c.timestampNs;
+        state.lastJournalIndex = c.journalIndex;
+        state.nowNs = c.timestampNs;
+        state.commandsApplied++;
+        final Result r = unit.begin(c);
         accounts.clearTouched();
         postings.begin();
         final long entriesBefore = effects.entryCount();
@@ -169,22 +114,12 @@ public final class Ledger
         {
             applyKeyed(c, r);
         }
-        checkInvariants(c, r, entriesBefore);
+        invariants.checkAfter(c, r, entriesBefore);
         emitBalances(c);
-        if (c.isLastOfBatch())
-        {
-            endUnit();
-        }
+        unit.end(c);
         return r;
     }
 
-    /**
-     * Issues, first thing, the independent cache misses a transfer will wait for: its key's index bucket
-     * and both accounts' index buckets, then the entries they name. Issued back to back they overlap
-     * (tens of loads can be in flight); issued where the code needs them, each waits behind the one
-     * before, as the reorder window does not reach from the key lookup to the account lookups. Changes
-     * no state: a lookup that follows finds the same answer, from cache.
-     */
     /**
      * Warms the cache for a command that will be applied soon (the business thread calls it for the next few
      * slots of its batch), exactly as {@link #apply} does first for its own command. Changes no state.
@@ -194,6 +129,13 @@ public final class Ledger
         preload(c);
     }
 
+    /**
+     * Issues, first thing, the independent cache misses a transfer will wait for: its key's index bucket
+     * and both accounts' index buckets, then the entries they name. Issued back to back they overlap
+     * (tens of loads can be in flight); issued where the code needs them, each waits behind the one
+     * before, as the reorder window does not reach from the key lookup to the account lookups. Changes
+     * no state: a lookup that follows finds the same answer, from cache.
+     */
     private void preload(final Command c)
     {
         if (c.type == CommandType.TRANSFER)
@@ -205,9 +147,6 @@ public final class Ledger
 
     private void applyKeyed(final Command c, final Result r)
     {
-        final int position = c.batchPosition;
-        batchKeyPositions[position] = -1;
-        batchApplied[position] = false;
         final int stored = keys.find(c.keyHi, c.keyLo);
         if (stored >= 0)
         {
@@ -219,33 +158,34 @@ public final class Ledger
             {
                 r.code = ResultCode.KEY_REUSED;
             }
-            noteOutcome(r.code);
+            unit.settle(c.batchPosition, r.code, false, -1);
             return;
         }
-        if (!keys.hasRoom() || !undo.hasRoomFor(UNDO_PER_OPERATION_MAX))
+        boolean applied = false;
+        if (!keys.hasRoom() || !unit.hasRoomForOperation())
         {
             // Checked first: a linked failure is stored under its key too, so it needs a free slot.
             r.code = ResultCode.CAPACITY_EXCEEDED;
         }
-        else if (batchAtomic && batchFailed)
+        else if (unit.isLinkedFailure())
         {
             r.code = ResultCode.LINKED_OPERATION_FAILED;
         }
         else
         {
             dispatch(c, r);
-            batchApplied[position] = r.code == ResultCode.OK;
+            applied = r.code == ResultCode.OK;
         }
-        // Every outcome counts: a full table fails an atomic batch like any rejection, or the rest would commit.
-        noteOutcome(r.code);
+        int keyPosition = -1;
         if (r.code.isStored())
         {
-            batchKeyPositions[position] = keys.add(c.keyHi, c.keyLo, c.fingerprintHi, c.fingerprintLo, r);
+            keyPosition = keys.add(c.keyHi, c.keyLo, c.fingerprintHi, c.fingerprintLo, r);
             undo.record(UndoLog.KEY_ADDED, 0, 0, 0);
         }
+        unit.settle(c.batchPosition, r.code, applied, keyPosition);
         if (r.code == ResultCode.OK)
         {
-            transfersPosted += c.type == CommandType.TRANSFER ? 1 : 0;
+            state.transfersPosted += c.type == CommandType.TRANSFER ? 1 : 0;
         }
     }
 
@@ -279,7 +219,7 @@ public final class Ledger
             expiredHolds++;
             hold = holds.earliest();
         }
-        expireWindows(c.timestampNs, max);
+        retention.expire(c.timestampNs, max);
         r.code = ResultCode.OK;
         r.extra = expiredHolds;
     }
@@ -289,7 +229,7 @@ public final class Ledger
      * journaling part of it and its reply never left: settle it now, exactly as the next command would
      * (an atomic batch is rolled back and stores nothing; a non-atomic one keeps what it applied), so that
      * reads served before that next command never show half an atomic batch. Replaying the same journal
-     * later, the next command settles it at the same point with the same outcome.
+     * later, the next command settles it at the same point with the same outcome. Publishes the figures.
      *
      * @return true when an atomic batch was rolled back here: its unit is now complete, with no effects, and is
      *         recorded like any other ({@code isUnitComplete()} holds), so that the PostgreSQL watermark covers its
@@ -297,184 +237,9 @@ public final class Ledger
      */
     public boolean endReplay()
     {
-        if (batchNextPosition == batchSize)
-        {
-            return false;
-        }
-        abortIncompleteBatch();
-        batchNextPosition = batchSize;
-        return batchAtomic;
-    }
-
-    /**
-     * A new unit started while a batch was still incomplete: the process stopped after journaling part
-     * of a batch (its reply never left). A non-atomic batch keeps what it applied, like any single
-     * commands; an atomic one is rolled back and stores nothing, so the client's retry is applied afresh.
-     * Deterministic: replay meets the same partial batch at the same place.
-     */
-    private void abortIncompleteBatch()
-    {
-        if (batchAtomic)
-        {
-            batchFailed = true;
-            batchFailureStored = false;
-            rollback();
-            undo.end();
-            holds.endBatch();
-        }
-    }
-
-    /**
-     * Forgets keys, references and transfers that left their windows by journaled time {@code nowNs}: the
-     * oldest first, at most {@code max} of each kind. Each is a ring in time order, so this reads the ring
-     * heads (sequential) and removes one index entry per key or reference.
-     */
-    private void expireWindows(final long nowNs, final int max)
-    {
-        keys.expire(nowNs - keyRetentionNs, max);
-        references.expire(nowNs - referenceRetentionNs, max);
-        transfers.expire(nowNs - reversalWindowNs, max);
-    }
-
-    private void beginUnit(final Command c)
-    {
-        effects.clear();
-        batchSize = c.batchSize;
-        batchFirstIndex = c.journalIndex;
-        batchAtomic = c.atomic && c.batchSize > 1;
-        batchFailed = false;
-        batchFailureStored = true;
-        if (c.batchSize < 1 || c.batchSize > LedgerLimits.BATCH_OPERATIONS_MAX || (!c.type.isKeyed() && c.batchSize != 1))
-        {
-            throw new InvariantViolation("invalid batch size " + c.batchSize + " at journal index " + c.journalIndex);
-        }
-        if (c.type.isKeyed())
-        {
-            // Before the unit's undo region opens: a rollback never brings an expired item back. Deterministic:
-            // it depends only on the journaled time and the commands before.
-            expireWindows(c.timestampNs, LedgerLimits.EXPIRIES_PER_OPERATION * c.batchSize);
-        }
-        if (batchAtomic)
-        {
-            undo.begin();
-            batchEffectsMark = effects.mark();
-        }
-    }
-
-    private void noteOutcome(final ResultCode code)
-    {
-        if (batchAtomic && code != ResultCode.OK)
-        {
-            batchFailed = true;
-            batchFailureStored &= code.isStored();
-        }
-    }
-
-    private void endUnit()
-    {
-        if (batchAtomic)
-        {
-            if (batchFailed)
-            {
-                rollback();
-            }
-            undo.end();
-            holds.endBatch();
-        }
-    }
-
-    /** Puts back everything the failed atomic batch changed, newest first, and rewrites its results. */
-    private void rollback()
-    {
-        for (int i = undo.size() - 1; i >= 0; i--)
-        {
-            final long a = undo.operand(i, 0);
-            final long b = undo.operand(i, 1);
-            final long c = undo.operand(i, 2);
-            switch (undo.kind(i))
-            {
-                case UndoLog.SUB_BALANCE: accounts.restoreSub((int)a, b, c); break;
-                case UndoLog.ACCOUNT_ADDED: accounts.removeNewest(); break;
-                case UndoLog.TRANSFER_ADDED: transfers.removeNewest(); break;
-                case UndoLog.TRANSFER_REVERSED: transfers.setReversed((int)a, b); break;
-                case UndoLog.REFERENCE_ADDED: references.removeNewest(); break;
-                case UndoLog.HOLD_ADDED: holds.undoAdd((int)a); break;
-                case UndoLog.HOLD_REMOVED: holds.undoRemove((int)a, (byte)b); break;
-                case UndoLog.HOLD_STATUS: holds.undoStatus((int)a, (byte)b); break;
-                case UndoLog.KEY_ADDED:
-                    if (!batchFailureStored)
-                    {
-                        keys.removeNewest();
-                    }
-                    break;
-                default: throw new InvariantViolation("unknown undo record " + undo.kind(i));
-            }
-        }
-        effects.truncate(batchEffectsMark);
-        // Only the operations that ran: a batch cut short leaves stale flags in the positions after them.
-        for (int position = 0; position < batchNextPosition; position++)
-        {
-            final Result r = results[position];
-            if (batchApplied[position])
-            {
-                transfersPosted -= r.type == CommandType.TRANSFER ? 1 : 0;
-                r.code = ResultCode.LINKED_OPERATION_FAILED;
-                if (batchFailureStored)
-                {
-                    keys.write(batchKeyPositions[position], r);
-                }
-            }
-            else if (r.replayed && r.code == ResultCode.OK && r.originIndex >= batchFirstIndex)
-            {
-                // A retry inside the batch of one of its own operations read OK before the rollback undid
-                // that operation: it must report what the operation now reports, or the client sees a success
-                // that was never kept.
-                r.code = ResultCode.LINKED_OPERATION_FAILED;
-            }
-        }
-    }
-
-    private void checkSequence(final Command c)
-    {
-        if (c.journalIndex <= lastJournalIndex || c.journalIndex > LedgerLimits.JOURNAL_INDEX_MAX)
-        {
-            throw new InvariantViolation("journal index " + c.journalIndex + " after " + lastJournalIndex);
-        }
-        if (c.timestampNs < nowNs)
-        {
-            throw new InvariantViolation("journaled time went back at index " + c.journalIndex);
-        }
-        if (c.type == null)
-        {
-            throw new InvariantViolation("command without type at index " + c.journalIndex);
-        }
-    }
-
-    /** Invariants that stay on in production: cheap, and a violation halts rather than corrupts. */
-    private void checkInvariants(final Command c, final Result r, final long entriesBefore)
-    {
-        long sum = 0;
-        for (int i = (int)entriesBefore; i < effects.entryCount(); i++)
-        {
-            sum += effects.entryAmount(i);
-        }
-        if (sum != 0)
-        {
-            throw new InvariantViolation("entries of journal index " + c.journalIndex + " sum to " + sum);
-        }
-        if (!r.replayed && r.code != ResultCode.OK && accounts.touchedCount() != 0 && c.type != CommandType.TICK)
-        {
-            throw new InvariantViolation("rejected command changed balances at journal index " + c.journalIndex);
-        }
-        for (int i = 0; i < accounts.touchedCount(); i++)
-        {
-            // Only a changed sub-balance can have left its floor: the others passed this check when they changed.
-            final int slot = accounts.touchedSlot(i);
-            if (!accounts.subHolds(slot, accounts.touchedSubIndex(i)))
-            {
-                throw new InvariantViolation("account " + accounts.id(slot) + " below its floor at journal index " + c.journalIndex);
-            }
-        }
+        final boolean rolledBack = unit.endReplay();
+        publishStats();
+        return rolledBack;
     }
 
     private void emitBalances(final Command c)
@@ -483,18 +248,19 @@ public final class Ledger
         {
             final int slot = accounts.touchedSlot(i);
             final int sub = accounts.touchedSubIndex(i);
-            effects.balance(c.journalIndex, accounts.id(slot), sub, accounts.subPosted(slot, sub), accounts.subHeld(slot, sub));
+            effects.balance(c.journalIndex, accounts.tenant(slot), accounts.id(slot), sub, accounts.subPosted(slot, sub),
+                accounts.subHeld(slot, sub));
         }
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Reads: results, effects, state, digest.
+    // Reads: results, effects, position, figures.
     // ---------------------------------------------------------------------------------------------
 
     /** @return the result of operation {@code batchPosition} of the last unit. */
     public Result result(final int batchPosition)
     {
-        return results[batchPosition];
+        return unit.result(batchPosition);
     }
 
     /** @return the effects of the last unit (entries, balances, events); final when {@link #isUnitComplete()}. */
@@ -506,7 +272,7 @@ public final class Ledger
     /** @return true while a batch has more operations to come. */
     public boolean isInsideBatch()
     {
-        return batchNextPosition < batchSize;
+        return unit.isInsideBatch();
     }
 
     /**
@@ -516,23 +282,23 @@ public final class Ledger
      */
     public boolean isUnitComplete()
     {
-        return !batchAtomic || batchNextPosition == batchSize;
+        return unit.isUnitComplete();
     }
 
     public long lastJournalIndex()
     {
-        return lastJournalIndex;
+        return state.lastJournalIndex;
     }
 
     /** @return journaled time of the last command, epoch nanoseconds. */
     public long nowNs()
     {
-        return nowNs;
+        return state.nowNs;
     }
 
     public long commandsApplied()
     {
-        return commandsApplied;
+        return state.commandsApplied;
     }
 
     /** @return money movements that touched an account with more than one sub-balance, since start (a metric, not state). */
@@ -543,7 +309,7 @@ public final class Ledger
 
     public long transfersPosted()
     {
-        return transfersPosted;
+        return state.transfersPosted;
     }
 
     public LedgerConfig config()
@@ -551,30 +317,60 @@ public final class Ledger
         return config;
     }
 
-    public Accounts accounts()
+    /**
+     * @return the figures other threads may read (metrics), as of the last {@link #publishStats()}; the same object
+     *         for the ledger's life.
+     */
+    public LedgerStats stats()
+    {
+        return stats;
+    }
+
+    /**
+     * Publishes the ledger's figures to {@link #stats()}: a few release stores, allocation-free. The thread that applies
+     * commands calls it (the business stage at the end of each batch; the ledger itself when built, restored and at
+     * {@link #endReplay()}); a tool that applies commands itself calls it before it reads them.
+     *
+     * @return {@link #stats()}.
+     */
+    public LedgerStats publishStats()
+    {
+        stats.publish(state.lastJournalIndex, state.nowNs, state.commandsApplied, state.transfersPosted,
+            postings.hotAccountMoves(), accounts.count(), accounts.subBalanceCount(), keys.size(), state.references.size(),
+            state.transfers.size(), holds.size(), holds.unknownCount(), holds.oldestUnknownTimestampNs());
+        return stats;
+    }
+
+    // The tables, for the ledger's own tests; everything outside reads through the queries below and the stats.
+
+    Accounts accounts()
     {
         return accounts;
     }
 
-    public IdempotencyTable idempotencyKeys()
+    IdempotencyTable idempotencyKeys()
     {
         return keys;
     }
 
-    public TransferTable transfers()
+    TransferTable transfers()
     {
-        return transfers;
+        return state.transfers;
     }
 
-    public ReferenceTable references()
+    ReferenceTable references()
     {
-        return references;
+        return state.references;
     }
 
-    public HoldTable holds()
+    HoldTable holds()
     {
         return holds;
     }
+
+    // ---------------------------------------------------------------------------------------------
+    // Queries (LedgerQueries): into reused views, changing nothing.
+    // ---------------------------------------------------------------------------------------------
 
     /**
      * Copies an account of the tenant into {@code out}; {@code out.found} is false when the account
@@ -582,24 +378,7 @@ public final class Ledger
      */
     public AccountView readAccount(final long accountId, final long tenantId, final AccountView out)
     {
-        final int slot = accounts.slotOf(accountId, tenantId);
-        out.found = slot >= 0;
-        if (slot < 0)
-        {
-            return out;
-        }
-        out.accountId = accountId;
-        out.tenantId = tenantId;
-        out.currency = accounts.currency(slot);
-        out.subBalances = accounts.subCount(slot);
-        out.debitsMustNotExceedCredits = accounts.isConstrained(slot);
-        out.overdraftLimitMinor = accounts.overdraftLimit(slot);
-        for (int i = 0; i < out.subBalances; i++)
-        {
-            out.postedMinor[i] = accounts.subPosted(slot, i);
-            out.heldMinor[i] = accounts.subHeld(slot, i);
-        }
-        return out;
+        return queries.readAccount(accountId, tenantId, out);
     }
 
     /**
@@ -608,32 +387,35 @@ public final class Ledger
      */
     public TransferView readTransfer(final long idHi, final long idLo, final long tenantId, final TransferView out)
     {
-        final long index = Uuid7.journalIndex(idHi, idLo);
-        final int position = index < 0 ? -1 : transfers.find(index);
-        out.found = position >= 0 && transfers.tenant(position) == tenantId &&
-            Uuid7.hi(transfers.timestampNs(position), Uuid7.KIND_TRANSFER) == idHi && Uuid7.lo(index, 0) == idLo;
-        if (!out.found)
-        {
-            return out;
-        }
-        out.journalIndex = index;
-        out.timestampNs = transfers.timestampNs(position);
-        out.tenantId = tenantId;
-        out.kind = transfers.kind(position);
-        out.debitAccountId = transfers.debitAccountId(position);
-        out.creditAccountId = transfers.creditAccountId(position);
-        out.amountMinor = transfers.amount(position);
-        out.reversedMinor = transfers.reversed(position);
-        out.currency = transfers.currency(position);
-        out.reversesIndex = transfers.reversesIndex(position);
-        out.reversesTimestampNs = transfers.reversesTimestampNs(position);
-        out.referenceLength = transfers.copyReference(position, out.reference);
-        out.hasMetadata = transfers.hasMetadata(position);
-        return out;
+        return queries.readTransfer(idHi, idLo, tenantId, out);
+    }
+
+    /**
+     * Hands every account, in creation order, to {@code visitor}, for tools that read a ledger no command is being
+     * applied to (replay, verify): never from another thread while the ledger runs.
+     */
+    public void forEachAccount(final AccountVisitor visitor)
+    {
+        queries.forEachAccount(visitor);
+    }
+
+    /** Hands every live hold, active or unknown, to {@code visitor}; as {@link #forEachAccount}, for tools only. */
+    public void forEachLiveHold(final HoldVisitor visitor)
+    {
+        queries.forEachLiveHold(visitor);
+    }
+
+    /**
+     * Copies the transfer created at {@code journalIndex}, whatever its tenant, when it is still in memory; for tools
+     * that compare a stopped ledger with PostgreSQL ({@code out.found} false otherwise).
+     */
+    public TransferView readTransferAt(final long journalIndex, final TransferView out)
+    {
+        return queries.readTransferAt(journalIndex, out);
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Snapshots.
+    // Snapshots (LedgerImage).
     // ---------------------------------------------------------------------------------------------
 
     /**
@@ -648,15 +430,9 @@ public final class Ledger
     {
         if (isInsideBatch())
         {
-            throw new IllegalStateException("snapshot inside a batch at journal index " + lastJournalIndex);
+            throw new IllegalStateException("snapshot inside a batch at journal index " + state.lastJournalIndex);
         }
-        image.position(lastJournalIndex, nowNs, commandsApplied, transfersPosted);
-        image.config(config);
-        accounts.copyTo(image);
-        keys.copyTo(image.keys());
-        references.copyTo(image.references());
-        transfers.copyTo(image);
-        holds.copyTo(image.holds());
+        this.image.copyTo(image);
     }
 
     /**
@@ -669,11 +445,7 @@ public final class Ledger
      */
     public void reserveImage(final StateImage image)
     {
-        accounts.reserveImage(image);
-        image.keys().reserve(keys.imageLength());
-        image.references().reserve(references.imageLength());
-        transfers.reserveImage(image);
-        image.holds().reserve(holds.imageLength());
+        this.image.reserve(image);
     }
 
     /**
@@ -692,15 +464,8 @@ public final class Ledger
             throw new IllegalArgumentException("snapshot taken with " + image.config() + ", ledger configured with " + config);
         }
         final Ledger ledger = new Ledger(config);
-        ledger.accounts.restoreFrom(image);
-        ledger.keys.restoreFrom(image.keys());
-        ledger.references.restoreFrom(image.references());
-        ledger.transfers.restoreFrom(image);
-        ledger.holds.restoreFrom(image.holds());
-        ledger.lastJournalIndex = image.lastJournalIndex();
-        ledger.nowNs = image.nowNs();
-        ledger.commandsApplied = image.commandsApplied();
-        ledger.transfersPosted = image.transfersPosted();
+        ledger.image.restoreFrom(image);
+        ledger.publishStats();
         return ledger;
     }
 
@@ -711,13 +476,6 @@ public final class Ledger
      */
     public long stateHash()
     {
-        final StateDigest digest = new StateDigest();
-        digest.add(lastJournalIndex).add(nowNs);
-        accounts.digest(digest);
-        holds.digest(digest);
-        keys.digest(digest);
-        references.digest(digest);
-        transfers.digest(digest);
-        return digest.value();
+        return image.stateHash();
     }
 }

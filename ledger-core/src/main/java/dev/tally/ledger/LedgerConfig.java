@@ -1,12 +1,5 @@
 package dev.tally.ledger;
 
-import dev.tally.ledger.account.Accounts;
-import dev.tally.ledger.hold.HoldTable;
-import dev.tally.ledger.id.Uuid7;
-import dev.tally.ledger.idempotency.IdempotencyTable;
-import dev.tally.ledger.transfer.ReferenceTable;
-import dev.tally.ledger.transfer.TransferTable;
-
 /**
  * Capacities and retention windows of the in-memory state. Every table is allocated once, at its
  * maximum, when the ledger is built (static allocation: no growth, no surprise pauses); reaching a
@@ -14,7 +7,8 @@ import dev.tally.ledger.transfer.TransferTable;
  * out-of-memory crash. Per-item costs are documented in docs/ARCHITECTURE.md ("Memory").
  *
  * <p>Each capacity is bounded by what its table can address: every backing array must fit one Java array,
- * so that no offset computed in {@code int} can wrap (the {@code *_LIMIT} constants); each window by what
+ * so that no offset computed in {@code int} can wrap (the {@code *_LIMIT} constants, which {@link LedgerLimits}
+ * derives from each table's layout); each window by what
  * its nanoseconds fit in a {@code long}; the expiries of a tick by the ids its events can take. A larger
  * value is refused here, at start-up, never met later by a command halfway through its changes.
  *
@@ -49,21 +43,21 @@ public record LedgerConfig(
     public static final long DAY_MS = 24L * 60 * 60 * 1000;
 
     /** Largest {@code accountsMax}: 8 longs of record and at least 2 of sub-balance pair per account, in one array. */
-    public static final int ACCOUNTS_MAX_LIMIT = Accounts.ACCOUNTS_MAX;
+    public static final int ACCOUNTS_MAX_LIMIT = LedgerLimits.ACCOUNTS_CAPACITY_MAX;
     /** Longs the account records (8 per account) and sub-balance pairs (2 per sub-balance) may fill together. */
-    public static final int ACCOUNT_CELLS_MAX = Integer.MAX_VALUE - 64;
+    public static final int ACCOUNT_CELLS_MAX = LedgerLimits.ACCOUNT_CELLS_MAX;
     /** Largest {@code idempotencyKeysMax}: 12 longs per key in one array. */
-    public static final int IDEMPOTENCY_KEYS_MAX_LIMIT = IdempotencyTable.CAPACITY_MAX;
+    public static final int IDEMPOTENCY_KEYS_MAX_LIMIT = LedgerLimits.IDEMPOTENCY_KEYS_CAPACITY_MAX;
     /** Largest {@code referencesMax}: 4 longs per reference in one array. */
-    public static final int REFERENCES_MAX_LIMIT = ReferenceTable.CAPACITY_MAX;
+    public static final int REFERENCES_MAX_LIMIT = LedgerLimits.REFERENCES_CAPACITY_MAX;
     /** Largest {@code transfersMax}: 64 bytes of reference text per transfer in one array. */
-    public static final int TRANSFERS_MAX_LIMIT = TransferTable.CAPACITY_MAX;
+    public static final int TRANSFERS_MAX_LIMIT = LedgerLimits.TRANSFERS_CAPACITY_MAX;
     /** Largest {@code holdsMax}: the holds' index keeps 4 longs or more per hold in one array. */
-    public static final int HOLDS_MAX_LIMIT = HoldTable.CAPACITY_MAX;
+    public static final int HOLDS_MAX_LIMIT = LedgerLimits.HOLDS_CAPACITY_MAX;
     /** Largest retention window or reversal window, in ms (about 292 years): its nanoseconds must fit a long. */
     public static final long WINDOW_MS_LIMIT = Long.MAX_VALUE / 1_000_000L;
     /** Largest {@code expiriesPerTickMax}: the expired holds of one tick take event ordinals 0, 1, 2… */
-    public static final int EXPIRIES_PER_TICK_MAX_LIMIT = Uuid7.ORDINAL_MAX + 1;
+    public static final int EXPIRIES_PER_TICK_MAX_LIMIT = LedgerLimits.EXPIRIES_PER_TICK_MAX;
 
     /** Validates every limit once, at startup, with a message that names it. */
     public LedgerConfig

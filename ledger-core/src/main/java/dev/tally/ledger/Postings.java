@@ -26,7 +26,7 @@ final class Postings
     /**
      * Money movements touching an account with more than one sub-balance (a hot account), since start.
      * A monitoring counter, not state: not in the state hash or a snapshot, and not undone with a failed
-     * atomic batch. Read by the metrics thread without a fence: a 64-bit plain read, possibly stale.
+     * atomic batch. Other threads read it through {@link LedgerStats}.
      */
     private long hotAccountMoves;
 
@@ -41,14 +41,12 @@ final class Postings
     private final UndoLog undo;
     private int eventOrdinal;
 
-    Postings(
-        final Accounts accounts, final TransferTable transfers, final ReferenceTable references, final HoldTable holds,
-        final EffectLog effects, final UndoLog undo)
+    Postings(final LedgerState state, final EffectLog effects, final UndoLog undo)
     {
-        this.accounts = accounts;
-        this.transfers = transfers;
-        this.references = references;
-        this.holds = holds;
+        this.accounts = state.accounts;
+        this.transfers = state.transfers;
+        this.references = state.references;
+        this.holds = state.holds;
         this.effects = effects;
         this.undo = undo;
     }
@@ -85,9 +83,10 @@ final class Postings
             c.accountId, c.tenantId, c.currency, c.subBalances, c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
         for (int i = 0; i < c.subBalances; i++)
         {
-            effects.balance(c.journalIndex, c.accountId, i, 0, 0);
+            effects.balance(c.journalIndex, c.tenantId, c.accountId, i, 0, 0);
         }
         event(EventType.ACCOUNT_CREATED, c, c.accountId, c.accountId, 0, 0, c.currency, c.subBalances);
+        effects.eventAccountRules(c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
     }
 
     void transfer(final Command c, final Result r)
@@ -169,6 +168,10 @@ final class Postings
             undo.record(UndoLog.REFERENCE_ADDED, 0, 0, 0);
         }
         event(EventType.TRANSFER_POSTED, c, c.journalIndex, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, 0);
+        if (c.referenceLength > 0)
+        {
+            effects.eventReference(c.reference, c.referenceLength);
+        }
         if (c.metadataLength > 0)
         {
             effects.eventMetadata(c.metadata.array(), c.metadataLength);
@@ -239,6 +242,7 @@ final class Postings
             TransferKind.REVERSAL, originalIndex, r.extraTimestampNs, 0, 0, c.reference, 0, false);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
         event(EventType.TRANSFER_REVERSED, c, c.journalIndex, debitAccount, creditAccount, amount, r.currency, originalIndex);
+        effects.eventExtraTimestampNs(r.extraTimestampNs);
     }
 
     void createHold(final Command c, final Result r)

@@ -67,7 +67,7 @@ class LedgerConfigTest
         assertTrue(LedgerConfig.TRANSFERS_MAX_LIMIT * 11L <= arrays, "the 11 longs of fields fit too");
         assertLargest(LedgerConfig.IDEMPOTENCY_KEYS_MAX_LIMIT, 12, arrays);
         assertLargest(LedgerConfig.REFERENCES_MAX_LIMIT, 4, arrays);
-        assertTrue(LedgerConfig.REFERENCES_MAX_LIMIT <= dev.tally.ledger.idempotency.Digest128Index.CAPACITY_MAX);
+        assertTrue(LedgerConfig.REFERENCES_MAX_LIMIT <= dev.tally.ledger.table.Digest128Index.CAPACITY_MAX);
         assertLargest(LedgerConfig.ACCOUNTS_MAX_LIMIT, 8 + 2, LedgerConfig.ACCOUNT_CELLS_MAX);
         // the holds' map: 2 x capacity buckets, rounded up to a power of two, of 2 longs in one array
         assertTrue(holdMapLongs(LedgerConfig.HOLDS_MAX_LIMIT) <= arrays);

@@ -5,6 +5,7 @@ import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.effect.EffectLog;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.result.Result;
@@ -17,7 +18,7 @@ import java.util.function.Consumer;
 
 /**
  * Drives a real {@link Ledger} the way the pipeline does: stamps each command with the next journal index
- * and a journaled time, applies it, and hands every completed unit to a listener (the EffectRecorder). Keeps
+ * and a journaled time, applies it, and hands the effects of every completed unit to a listener (the EffectRecorder). Keeps
  * the commands it applied, so a test can replay them into a fresh ledger, as a restart would.
  */
 public final class LedgerScenario
@@ -28,7 +29,7 @@ public final class LedgerScenario
     public static final int EUR = CurrencyCode.pack("EUR");
 
     public final Ledger ledger;
-    private final Consumer<Ledger> onUnit;
+    private final Consumer<EffectLog> onUnit;
     private final List<Command> journal = new ArrayList<>();
     private long nextIndex = 1;
     private long nowNs = START_NS;
@@ -36,7 +37,7 @@ public final class LedgerScenario
     private int currency = USD;
     private long events;
 
-    public LedgerScenario(final LedgerConfig config, final Consumer<Ledger> onUnit)
+    public LedgerScenario(final LedgerConfig config, final Consumer<EffectLog> onUnit)
     {
         this.ledger = new Ledger(config);
         this.onUnit = onUnit;
@@ -211,13 +212,13 @@ public final class LedgerScenario
         if (ledger.isUnitComplete())
         {
             events += ledger.effects().eventCount();
-            onUnit.accept(ledger);
+            onUnit.accept(ledger.effects());
         }
         return r;
     }
 
     /** Replays commands into another ledger (a restart), handing each completed unit to {@code onUnit}. */
-    public static Ledger replay(final List<Command> journal, final LedgerConfig config, final Consumer<Ledger> onUnit)
+    public static Ledger replay(final List<Command> journal, final LedgerConfig config, final Consumer<EffectLog> onUnit)
     {
         final Ledger ledger = new Ledger(config);
         final Command c = new Command();
@@ -226,7 +227,7 @@ public final class LedgerScenario
             ledger.apply(c.copyFrom(original));
             if (ledger.isUnitComplete())
             {
-                onUnit.accept(ledger);
+                onUnit.accept(ledger.effects());
             }
         }
         return ledger;

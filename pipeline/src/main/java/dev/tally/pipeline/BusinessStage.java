@@ -11,6 +11,9 @@ import dev.tally.ledger.command.Command;
  * <p>A batch occupies consecutive slots; results of an atomic batch are final only after its last
  * operation, so they are copied back into every slot of the batch at that point. The responder only
  * replies on a batch's last slot, after this handler's sequence has passed it.
+ *
+ * <p>At the end of each Disruptor batch it publishes the ledger's figures ({@link Ledger#publishStats()}), which
+ * metrics read from their own thread instead of the ledger's tables.
  */
 final class BusinessStage extends ChainedStage
 {
@@ -55,6 +58,7 @@ final class BusinessStage extends ChainedStage
         handle(event, sequence);
         if (endOfBatch)
         {
+            ledger.publishStats();   // before the release: a reply never leaves ahead of the figures that count it
             meters.businessBatch(System.nanoTime() - batchStartNs);
             handoff.release(sequence);
         }

@@ -62,7 +62,7 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
             final int migrations = database.migrate();
             LOG.info("PostgreSQL read model at {} ({} migrations applied)", embedded != null ? "embedded " +
                 embedded.dataDirectory() : "an external cluster", migrations);
-            return new ReadModel(embedded, database, WriterConfig.defaults().withExpiriesPerTickMax(config.ledger().expiriesPerTickMax()));
+            return new ReadModel(embedded, database, WriterConfig.defaults());
         }
         catch (final RuntimeException ex)
         {
@@ -115,7 +115,7 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
     {
         if (ledger.isUnitComplete())
         {
-            recorder.onUnit(ledger);
+            recorder.onUnit(ledger.effects());
         }
     }
 

@@ -176,7 +176,7 @@ public final class TallyServer implements AutoCloseable
                 undo.onFailure("stop the snapshotter", snapshotter);   // before the pipeline: it publishes into the ring
                 metrics.bindSnapshotter(snapshotter);
             }
-            metrics.bind(ledger, journal, pipeline.ring(), health);
+            metrics.bind(ledger.stats(), journal, pipeline.ring(), health);
             if (readModel != null)
             {
                 metrics.bindWriter(readModel.writer());

@@ -1,10 +1,11 @@
 package dev.tally.ledger.account;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.batch.UndoLog;
-import dev.tally.ledger.idempotency.Digest128Index;
 import dev.tally.ledger.image.LongSection;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.ledger.table.Digest128Index;
 
 /**
  * Every account and its sub-balances, in one pre-allocated {@code long[]}: a fixed 64-byte record per
@@ -50,7 +51,7 @@ import dev.tally.ledger.image.StateImage;
 public final class Accounts
 {
     /** Longs per account record: one 64-byte cache line. */
-    static final int RECORD_LONGS = 8;
+    static final int RECORD_LONGS = LedgerLimits.ACCOUNT_RECORD_LONGS;
     /**
      * Longs before record 0. A {@code long[]} this large is a humongous object, which G1 places at the
      * start of a region; its elements start 16 bytes (the array header) after that, so 6 longs of padding
@@ -58,8 +59,6 @@ public final class Accounts
      * lines: slower, never wrong.
      */
     static final int RECORD_BASE = 6;
-    /** The largest account capacity: the records and pairs must fit one Java array. */
-    public static final int ACCOUNTS_MAX = (Integer.MAX_VALUE - 64) / (RECORD_LONGS + 2);
 
     private static final int ID = 0;
     private static final int TENANT = 1;
@@ -92,7 +91,7 @@ public final class Accounts
 
     public Accounts(final int accountsMax, final int subBalancesMax, final UndoLog undo)
     {
-        if (accountsMax < 1 || accountsMax > ACCOUNTS_MAX || subBalancesMax < accountsMax ||
+        if (accountsMax < 1 || accountsMax > LedgerLimits.ACCOUNTS_CAPACITY_MAX || subBalancesMax < accountsMax ||
             (long)RECORD_BASE + (long)RECORD_LONGS * accountsMax + 2L * subBalancesMax > Integer.MAX_VALUE - 8)
         {
             throw new IllegalArgumentException("accounts (" + accountsMax + ") and sub-balances (" + subBalancesMax +

@@ -1,11 +1,25 @@
 package dev.tally.ledger.effect;
 
+import dev.tally.ledger.LedgerLimits;
+
 import java.util.Arrays;
 
 /**
  * What the last unit of work (one command, or a whole batch) changed, for the persistence stage:
  * ledger entries, sub-balance values after the change, and outbox events. Filled by the business
  * thread, drained by the caller after the unit; cleared at the start of the next unit.
+ *
+ * <p>Complete: a reader needs nothing else from the ledger to write the read model. A balance names its
+ * account's tenant (account ids are unique per tenant only), and an event carries what its type's rows
+ * need beyond the common fields:
+ * <ul>
+ *   <li>{@link EventType#ACCOUNT_CREATED}: the account's rules ({@link #eventDebitsMustNotExceedCredits},
+ *   {@link #eventOverdraftLimitMinor}).</li>
+ *   <li>{@link EventType#TRANSFER_POSTED}: the reference text ({@link #eventReferenceLength}) and the metadata
+ *   ({@link #eventMetadataLength}), which the ledger does not keep.</li>
+ *   <li>{@link EventType#TRANSFER_REVERSED}: the reversed transfer's journaled time
+ *   ({@link #eventExtraTimestampNs}; its journal index is {@link #eventExtra}), from which its id derives.</li>
+ * </ul>
  *
  * <p>Each list is a set of parallel primitive arrays. They start small and double when a unit needs
  * more (a large batch), so steady state allocates nothing. Ids are not stored: an entry's UUIDv7 is
@@ -15,6 +29,11 @@ import java.util.Arrays;
 public final class EffectLog
 {
     private static final int INITIAL_CAPACITY = 256;
+    private static final int REFERENCE_STRIDE = LedgerLimits.REFERENCE_LENGTH_MAX;
+
+    // where the unit ends: its last command
+    private long lastJournalIndex;
+    private long lastTimestampNs;
 
     // ledger entries: amount is signed, negative for a debit
     private int entryCount;
@@ -30,6 +49,7 @@ public final class EffectLog
     // sub-balance values after a command
     private int balanceCount;
     private long[] balanceCommandIndex = new long[INITIAL_CAPACITY];
+    private long[] balanceTenant = new long[INITIAL_CAPACITY];
     private long[] balanceAccount = new long[INITIAL_CAPACITY];
     private int[] balanceSub = new int[INITIAL_CAPACITY];
     private long[] balancePosted = new long[INITIAL_CAPACITY];
@@ -48,6 +68,13 @@ public final class EffectLog
     private long[] eventAmount = new long[INITIAL_CAPACITY];
     private long[] eventExtra = new long[INITIAL_CAPACITY];
     private int[] eventCurrency = new int[INITIAL_CAPACITY];
+    // what one type of event carries more (0 for the others): see the class comment
+    private long[] eventExtraTimestampNs = new long[INITIAL_CAPACITY];
+    private long[] eventOverdraftLimitMinor = new long[INITIAL_CAPACITY];
+    private boolean[] eventDebitsMustNotExceedCredits = new boolean[INITIAL_CAPACITY];
+    // an event's reference text (a transfer's): REFERENCE_STRIDE bytes of eventReferences per event
+    private int[] eventReferenceLength = new int[INITIAL_CAPACITY];
+    private byte[] eventReferences = new byte[INITIAL_CAPACITY * REFERENCE_STRIDE];
     // an event's metadata (a transfer's, canonical JSON): a run of eventMetadata, in event order
     private int[] eventMetadataOffset = new int[INITIAL_CAPACITY];
     private int[] eventMetadataLength = new int[INITIAL_CAPACITY];
@@ -61,6 +88,28 @@ public final class EffectLog
         balanceCount = 0;
         eventCount = 0;
         eventMetadataUsed = 0;
+    }
+
+    /**
+     * Records the command just applied as the unit's last so far: when the unit completes, its journal index and
+     * time are the unit's own (what a reader frames it with). Not cleared with the lists.
+     */
+    public void lastCommand(final long journalIndex, final long timestampNs)
+    {
+        lastJournalIndex = journalIndex;
+        lastTimestampNs = timestampNs;
+    }
+
+    /** @return the journal index of the unit's last command (the last applied). */
+    public long lastJournalIndex()
+    {
+        return lastJournalIndex;
+    }
+
+    /** @return the journaled time of the unit's last command, epoch nanoseconds. */
+    public long lastTimestampNs()
+    {
+        return lastTimestampNs;
     }
 
     /** @return a mark to {@link #truncate} back to (an atomic batch's start). */
@@ -106,13 +155,15 @@ public final class EffectLog
         entryCurrency[i] = currency;
     }
 
-    /** Appends a sub-balance's values after a command. */
-    public void balance(final long commandIndex, final long accountId, final int subIndex, final long posted, final long held)
+    /** Appends a sub-balance's values after a command; {@code tenant} owns the account. */
+    public void balance(
+        final long commandIndex, final long tenant, final long accountId, final int subIndex, final long posted, final long held)
     {
         if (balanceCount == balanceAccount.length)
         {
             final int n = balanceCount * 2;
             balanceCommandIndex = Arrays.copyOf(balanceCommandIndex, n);
+            balanceTenant = Arrays.copyOf(balanceTenant, n);
             balanceAccount = Arrays.copyOf(balanceAccount, n);
             balanceSub = Arrays.copyOf(balanceSub, n);
             balancePosted = Arrays.copyOf(balancePosted, n);
@@ -120,6 +171,7 @@ public final class EffectLog
         }
         final int i = balanceCount++;
         balanceCommandIndex[i] = commandIndex;
+        balanceTenant[i] = tenant;
         balanceAccount[i] = accountId;
         balanceSub[i] = subIndex;
         balancePosted[i] = posted;
@@ -145,6 +197,11 @@ public final class EffectLog
             eventAmount = Arrays.copyOf(eventAmount, n);
             eventExtra = Arrays.copyOf(eventExtra, n);
             eventCurrency = Arrays.copyOf(eventCurrency, n);
+            eventExtraTimestampNs = Arrays.copyOf(eventExtraTimestampNs, n);
+            eventOverdraftLimitMinor = Arrays.copyOf(eventOverdraftLimitMinor, n);
+            eventDebitsMustNotExceedCredits = Arrays.copyOf(eventDebitsMustNotExceedCredits, n);
+            eventReferenceLength = Arrays.copyOf(eventReferenceLength, n);
+            eventReferences = Arrays.copyOf(eventReferences, n * REFERENCE_STRIDE);
             eventMetadataOffset = Arrays.copyOf(eventMetadataOffset, n);
             eventMetadataLength = Arrays.copyOf(eventMetadataLength, n);
         }
@@ -160,8 +217,33 @@ public final class EffectLog
         eventAmount[i] = amountMinor;
         eventCurrency[i] = currency;
         eventExtra[i] = extra;
+        eventExtraTimestampNs[i] = 0;
+        eventOverdraftLimitMinor[i] = 0;
+        eventDebitsMustNotExceedCredits[i] = false;
+        eventReferenceLength[i] = 0;
         eventMetadataOffset[i] = eventMetadataUsed;
         eventMetadataLength[i] = 0;
+    }
+
+    /** Gives the event appended last (an account's creation) the account's rules. */
+    public void eventAccountRules(final boolean debitsMustNotExceedCredits, final long overdraftLimitMinor)
+    {
+        eventDebitsMustNotExceedCredits[eventCount - 1] = debitsMustNotExceedCredits;
+        eventOverdraftLimitMinor[eventCount - 1] = overdraftLimitMinor;
+    }
+
+    /** Gives the event appended last (a reversal) the journaled time of the transfer it names in {@code extra}. */
+    public void eventExtraTimestampNs(final long timestampNs)
+    {
+        eventExtraTimestampNs[eventCount - 1] = timestampNs;
+    }
+
+    /** Gives the event appended last (a transfer) {@code length} bytes of reference text (copied). */
+    public void eventReference(final byte[] reference, final int length)
+    {
+        final int i = eventCount - 1;
+        System.arraycopy(reference, 0, eventReferences, i * REFERENCE_STRIDE, length);
+        eventReferenceLength[i] = length;
     }
 
     /** Gives the event appended last {@code length} bytes of metadata (copied). */
@@ -231,6 +313,12 @@ public final class EffectLog
     public long balanceCommandIndex(final int i)
     {
         return balanceCommandIndex[i];
+    }
+
+    /** @return the tenant owning the balance's account. */
+    public long balanceTenant(final int i)
+    {
+        return balanceTenant[i];
     }
 
     public long balanceAccount(final int i)
@@ -312,6 +400,41 @@ public final class EffectLog
     public long eventExtra(final int i)
     {
         return eventExtra[i];
+    }
+
+    /** @return for a {@link EventType#TRANSFER_REVERSED}, the reversed transfer's journaled time; else 0. */
+    public long eventExtraTimestampNs(final int i)
+    {
+        return eventExtraTimestampNs[i];
+    }
+
+    /** @return for an {@link EventType#ACCOUNT_CREATED}, the account's overdraft limit; else 0. */
+    public long eventOverdraftLimitMinor(final int i)
+    {
+        return eventOverdraftLimitMinor[i];
+    }
+
+    /** @return for an {@link EventType#ACCOUNT_CREATED}, whether the account's debits must not exceed its credits. */
+    public boolean eventDebitsMustNotExceedCredits(final int i)
+    {
+        return eventDebitsMustNotExceedCredits[i];
+    }
+
+    /** @return bytes of reference text event {@code i} carries (0: none); they start at {@link #eventReferenceOffset}. */
+    public int eventReferenceLength(final int i)
+    {
+        return eventReferenceLength[i];
+    }
+
+    public int eventReferenceOffset(final int i)
+    {
+        return i * REFERENCE_STRIDE;
+    }
+
+    /** @return the array every event's reference text is in; valid until the next unit starts. */
+    public byte[] eventReferenceBytes()
+    {
+        return eventReferences;
     }
 
     /** @return bytes of metadata event {@code i} carries (0: none); they start at {@link #eventMetadataOffset}. */

@@ -1,5 +1,6 @@
 package dev.tally.ledger.hold;
 
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.image.LongSection;
@@ -14,10 +15,12 @@ import org.agrona.collections.Long2LongHashMap;
  * ends ({@link #endBatch()}): a rollback rebuilds the removed hold from the slot's fields, so no later
  * operation of the batch may reuse them. Active holds also sit in an indexed binary min-heap ordered by
  * (deadline, journal index) so that a tick finds the expired ones in O(log n) each and a capture removes
- * one in O(log n).
+ * one in O(log n). Unknown holds sit in one of their own, ordered by journal index (creation order), so
+ * that the oldest is at hand for the ledger's statistics ({@link #oldestUnknownTimestampNs}); a hold is in
+ * one heap at a time, so both share the positions array.
  *
- * <p>One hold costs 60 bytes of fields, 12 bytes of heap, free stack and released list, and about 32
- * bytes of index: 104 bytes.
+ * <p>One hold costs 60 bytes of fields, 16 bytes of heaps, free stack and released list, and about 32
+ * bytes of index: 108 bytes.
  */
 public final class HoldTable
 {
@@ -29,12 +32,6 @@ public final class HoldTable
      * deadline, status.
      */
     public static final int IMAGE_STRIDE = 8;
-    /**
-     * The most holds a table holds: its (journal index → slot) map is sized at twice the capacity, rounded up to a
-     * power of two, with two longs per bucket in one array, which must stay below 2^31 entries. The other arrays
-     * are one element per hold. {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code holdsMax}.
-     */
-    public static final int CAPACITY_MAX = 1 << 28;
 
     private final int capacity;
     private final long[] indexes;
@@ -47,6 +44,7 @@ public final class HoldTable
     private final byte[] statuses;
     private final int[] heapPositions;
     private final int[] heap;
+    private final int[] unknownHeap;
     private final int[] freeSlots;
     private final int[] releasedSlots;
     private final Long2LongHashMap slotByIndex;
@@ -57,12 +55,13 @@ public final class HoldTable
     private int liveCount;
     private int unknownCount;
 
-    /** @param capacity the most live holds, at most {@link #CAPACITY_MAX}. */
+    /** @param capacity the most live holds, at most {@link LedgerLimits#HOLDS_CAPACITY_MAX}. */
     public HoldTable(final int capacity, final UndoLog undo)
     {
-        if (capacity < 1 || capacity > CAPACITY_MAX)
+        if (capacity < 1 || capacity > LedgerLimits.HOLDS_CAPACITY_MAX)
         {
-            throw new IllegalArgumentException("capacity must be in [1, " + CAPACITY_MAX + "], was " + capacity);
+            throw new IllegalArgumentException(
+                "capacity must be in [1, " + LedgerLimits.HOLDS_CAPACITY_MAX + "], was " + capacity);
         }
         this.capacity = capacity;
         this.undo = undo;
@@ -76,6 +75,7 @@ public final class HoldTable
         statuses = new byte[capacity];
         heapPositions = new int[capacity];
         heap = new int[capacity];
+        unknownHeap = new int[capacity];
         freeSlots = new int[capacity];
         releasedSlots = new int[capacity];
         for (int i = 0; i < capacity; i++)
@@ -112,7 +112,7 @@ public final class HoldTable
         deadlinesNs[slot] = deadlineNs;
         statuses[slot] = ACTIVE;
         slotByIndex.put(journalIndex, slot);
-        heapInsert(slot);
+        heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         liveCount++;
         undo.record(UndoLog.HOLD_ADDED, slot, 0, 0);
         return slot;
@@ -141,9 +141,9 @@ public final class HoldTable
         undo.record(UndoLog.HOLD_STATUS, slot, statuses[slot], 0);
         if (statuses[slot] == ACTIVE)
         {
-            heapRemove(slot);
+            heapSize = heapRemove(heap, heapSize, deadlinesNs, slot);
             statuses[slot] = UNKNOWN;
-            unknownCount++;
+            unknownCount = heapInsert(unknownHeap, unknownCount, indexes, slot);
         }
     }
 
@@ -173,11 +173,11 @@ public final class HoldTable
         liveCount++;
         if (status == ACTIVE)
         {
-            heapInsert(slot);
+            heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         }
         else
         {
-            unknownCount++;
+            unknownCount = heapInsert(unknownHeap, unknownCount, indexes, slot);
         }
     }
 
@@ -186,9 +186,9 @@ public final class HoldTable
     {
         if (statuses[slot] == UNKNOWN && status == ACTIVE)
         {
-            unknownCount--;
+            unknownCount = heapRemove(unknownHeap, unknownCount, indexes, slot);
             statuses[slot] = ACTIVE;
-            heapInsert(slot);
+            heapSize = heapInsert(heap, heapSize, deadlinesNs, slot);
         }
     }
 
@@ -208,90 +208,101 @@ public final class HoldTable
         return heapSize == 0 ? -1 : heap[0];
     }
 
+    /** @return the journaled time the oldest unknown hold was created at, or 0 when no hold is unknown. */
+    public long oldestUnknownTimestampNs()
+    {
+        return unknownCount == 0 ? 0 : times[unknownHeap[0]];
+    }
+
     private void unlink(final int slot)
     {
         if (statuses[slot] == ACTIVE)
         {
-            heapRemove(slot);
+            heapSize = heapRemove(heap, heapSize, deadlinesNs, slot);
         }
         else if (statuses[slot] == UNKNOWN)
         {
-            unknownCount--;
+            unknownCount = heapRemove(unknownHeap, unknownCount, indexes, slot);
         }
         statuses[slot] = FREE;
         slotByIndex.remove(indexes[slot]);
         liveCount--;
     }
 
-    // ---- indexed binary heap on (deadline, journal index) ----
+    // ---- indexed binary heaps: the active holds on (deadline, journal index), the unknown ones on journal index ----
 
-    private boolean before(final int a, final int b)
+    /** @return true when {@code a} comes before {@code b} in a heap ordered on {@code key}, then journal index. */
+    private boolean before(final long[] key, final int a, final int b)
     {
-        return deadlinesNs[a] < deadlinesNs[b] || (deadlinesNs[a] == deadlinesNs[b] && indexes[a] < indexes[b]);
+        return key[a] < key[b] || (key[a] == key[b] && indexes[a] < indexes[b]);
     }
 
-    private void heapInsert(final int slot)
+    /** Adds {@code slot} to heap {@code h} of {@code size} entries. @return the new size. */
+    private int heapInsert(final int[] h, final int size, final long[] key, final int slot)
     {
-        final int position = heapSize++;
-        heap[position] = slot;
-        heapPositions[slot] = position;
-        siftUp(position);
+        h[size] = slot;
+        heapPositions[slot] = size;
+        siftUp(h, key, size);
+        return size + 1;
     }
 
-    private void heapRemove(final int slot)
+    /** Removes {@code slot} from heap {@code h} of {@code size} entries. @return the new size. */
+    private int heapRemove(final int[] h, final int size, final long[] key, final int slot)
     {
         final int position = heapPositions[slot];
-        final int last = heap[--heapSize];
-        if (position != heapSize)
+        final int lastPosition = size - 1;
+        final int last = h[lastPosition];
+        if (position != lastPosition)
         {
-            heap[position] = last;
+            h[position] = last;
             heapPositions[last] = position;
-            siftDown(position);
-            siftUp(heapPositions[last]);
+            siftDown(h, lastPosition, key, position);
+            siftUp(h, key, heapPositions[last]);
         }
+        return lastPosition;
     }
 
-    private void siftUp(final int start)
+    private void siftUp(final int[] h, final long[] key, final int start)
     {
         int position = start;
-        final int slot = heap[position];
+        final int slot = h[position];
         while (position > 0)
         {
             final int parent = (position - 1) >>> 1;
-            if (!before(slot, heap[parent]))
+            if (!before(key, slot, h[parent]))
             {
                 break;
             }
-            heap[position] = heap[parent];
-            heapPositions[heap[position]] = position;
+            h[position] = h[parent];
+            heapPositions[h[position]] = position;
             position = parent;
         }
-        heap[position] = slot;
+        h[position] = slot;
         heapPositions[slot] = position;
     }
 
-    private void siftDown(final int start)
+    private void siftDown(final int[] h, final int size, final long[] key, final int start)
     {
         int position = start;
-        final int slot = heap[position];
+        final int slot = h[position];
         while (true)
         {
             final int left = 2 * position + 1;
-            if (left >= heapSize)
+            if (left >= size)
             {
                 break;
             }
             final int right = left + 1;
-            final int child = right < heapSize && before(heap[right], heap[left]) ? right : left;
-            if (!before(heap[child], slot))
+            final int child = right < size && before(key, h[right], h[left]) ? right : left;
+            if (!before(key, h[child], slot))
             {
                 break;
             }
-            heap[position] = heap[child];
-            heapPositions[heap[position]] = position;
+            h[position] = h[child];
+            heapPositions[h[position]] = position;
             position = child;
         }
-        heap[position] = slot;
+        h[position] = slot;
         heapPositions[slot] = position;
     }
 

@@ -28,8 +28,8 @@ public final class Uuid7
     /** An outbox event. */
     public static final int KIND_EVENT = 3;
 
-    /** Ordinals fit in 14 bits. */
-    public static final int ORDINAL_MAX = (1 << 14) - 1;
+    /** Ordinals fit in {@value LedgerLimits#ID_ORDINAL_BITS} bits. */
+    public static final int ORDINAL_MAX = (1 << LedgerLimits.ID_ORDINAL_BITS) - 1;
 
     private static final long VERSION_BITS = 0x7000L;
     private static final long VARIANT_BITS = 0x8000_0000_0000_0000L;

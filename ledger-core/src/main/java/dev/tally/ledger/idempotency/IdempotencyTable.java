@@ -7,6 +7,8 @@ import dev.tally.ledger.image.LongSection;
 import dev.tally.ledger.image.RingCopy;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
+import dev.tally.ledger.table.DigestRing;
+import dev.tally.ledger.table.Digest128Index;
 
 /**
  * (tenant, idempotency key) → request fingerprint + stored result, for keys inside their retention
@@ -22,12 +24,7 @@ import dev.tally.ledger.result.ResultCode;
  */
 public final class IdempotencyTable
 {
-    private static final int STRIDE = 12;
-    /**
-     * The most keys a table holds: their records fill one {@code long[]} (178,956,969; the index addresses more).
-     * {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code idempotencyKeysMax}.
-     */
-    public static final int CAPACITY_MAX = LedgerLimits.ARRAY_LENGTH_MAX / STRIDE;
+    private static final int STRIDE = LedgerLimits.IDEMPOTENCY_KEY_LONGS;
     // fields 0 and 1: the key digest, where DigestRing keeps it
     private static final int FP_HI = 2;
     private static final int FP_LO = 3;
@@ -44,7 +41,7 @@ public final class IdempotencyTable
     /** {@link #keys}' records, read and written in place. */
     private final long[] ring;
 
-    /** @param capacity the most keys kept at once, at most {@link #CAPACITY_MAX}. */
+    /** @param capacity the most keys kept at once, at most {@link LedgerLimits#IDEMPOTENCY_KEYS_CAPACITY_MAX}. */
     public IdempotencyTable(final int capacity)
     {
         keys = new DigestRing(capacity, STRIDE, ORIGIN_TIME);

@@ -4,7 +4,7 @@ import dev.tally.ledger.LedgerLimits;
 
 /**
  * A copy of one account's state, filled on the business thread by {@link dev.tally.ledger.Ledger#readAccount}
- * and rendered elsewhere. Reused: no allocation per read.
+ * and rendered elsewhere, or by {@link dev.tally.ledger.Ledger#forEachAccount} for tools. Reused: no allocation per read.
  */
 public final class AccountView
 {
@@ -36,6 +36,18 @@ public final class AccountView
         for (int i = 0; i < subBalances; i++)
         {
             total += heldMinor[i];
+        }
+        return total;
+    }
+
+    /** @return the sum of available ({@code posted - held}) over sub-balances, saturating at {@code Long.MAX_VALUE}. */
+    public long availableTotal()
+    {
+        long total = 0;
+        for (int i = 0; i < subBalances; i++)
+        {
+            final long available = postedMinor[i] - heldMinor[i];
+            total = total > 0 && available > Long.MAX_VALUE - total ? Long.MAX_VALUE : total + available;
         }
         return total;
     }

@@ -4,7 +4,8 @@ import dev.tally.ledger.LedgerLimits;
 
 /**
  * A copy of one in-memory transfer, filled on the business thread by
- * {@link dev.tally.ledger.Ledger#readTransfer} and rendered elsewhere. Reused: no allocation per read.
+ * {@link dev.tally.ledger.Ledger#readTransfer} and rendered elsewhere, or by
+ * {@link dev.tally.ledger.Ledger#readTransferAt} for tools. Reused: no allocation per read.
  */
 public final class TransferView
 {
@@ -28,6 +29,12 @@ public final class TransferView
     public int referenceLength;
     /** The transfer carries metadata, which memory does not keep: a read of it asks PostgreSQL. */
     public boolean hasMetadata;
+
+    /** @return the reference text, or null when the transfer has none (allocates: tools and tests only). */
+    public String referenceText()
+    {
+        return referenceLength == 0 ? null : new String(reference, 0, referenceLength, java.nio.charset.StandardCharsets.US_ASCII);
+    }
 
     public TransferView copyFrom(final TransferView other)
     {

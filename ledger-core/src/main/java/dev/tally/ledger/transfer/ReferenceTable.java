@@ -2,9 +2,9 @@ package dev.tally.ledger.transfer;
 
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
-import dev.tally.ledger.idempotency.DigestRing;
 import dev.tally.ledger.image.LongSection;
 import dev.tally.ledger.image.RingCopy;
+import dev.tally.ledger.table.DigestRing;
 
 /**
  * The second line of defence: a transfer reference is unique per tenant. A ring of (reference digest,
@@ -16,12 +16,7 @@ import dev.tally.ledger.image.RingCopy;
  */
 public final class ReferenceTable
 {
-    private static final int STRIDE = 4;
-    /**
-     * The most references a table holds: their records fill one {@code long[]} (536,870,909, just under what the
-     * index addresses). {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code referencesMax}.
-     */
-    public static final int CAPACITY_MAX = LedgerLimits.ARRAY_LENGTH_MAX / STRIDE;
+    private static final int STRIDE = LedgerLimits.REFERENCE_LONGS;
 
     private static final int TRANSFER_INDEX = 2;
     private static final int TIME = 3;
@@ -30,7 +25,7 @@ public final class ReferenceTable
     /** {@link #references}' records, read and written in place. */
     private final long[] ring;
 
-    /** @param capacity the most references kept at once, at most {@link #CAPACITY_MAX}. */
+    /** @param capacity the most references kept at once, at most {@link LedgerLimits#REFERENCES_CAPACITY_MAX}. */
     public ReferenceTable(final int capacity)
     {
         references = new DigestRing(capacity, STRIDE, TIME);

@@ -22,7 +22,7 @@ import dev.tally.ledger.image.StateImage;
  */
 public final class TransferTable
 {
-    private static final int STRIDE = 11;
+    private static final int STRIDE = LedgerLimits.TRANSFER_LONGS;
     private static final int INDEX = 0;
     private static final int TIME = 1;
     private static final int TENANT = 2;
@@ -37,14 +37,6 @@ public final class TransferTable
     /** In {@link #PACKED}: currency in bits 0–31, kind 32–39, reference length 40–47, has-metadata bit 48. */
     private static final int REFERENCE_LENGTH_SHIFT = 40;
     private static final long HAS_METADATA_BIT = 1L << 48;
-    /**
-     * The most transfers a table holds: each of its arrays, the widest being the reference texts
-     * ({@value LedgerLimits#REFERENCE_LENGTH_MAX} bytes a transfer), must fit one Java array, so that every
-     * offset ({@code position * STRIDE}, {@code position * REFERENCE_LENGTH_MAX}) is an {@code int}: 33,554,431.
-     * {@link dev.tally.ledger.LedgerConfig} refuses a larger {@code transfersMax}.
-     */
-    public static final int CAPACITY_MAX =
-        LedgerLimits.ARRAY_LENGTH_MAX / (STRIDE > LedgerLimits.REFERENCE_LENGTH_MAX ? STRIDE : LedgerLimits.REFERENCE_LENGTH_MAX);
 
     private final long[] ring;
     private final byte[] references;
@@ -57,12 +49,13 @@ public final class TransferTable
     private int headPosition;
     private int tailPosition;
 
-    /** @param capacity the most transfers kept at once, at most {@link #CAPACITY_MAX}. */
+    /** @param capacity the most transfers kept at once, at most {@link LedgerLimits#TRANSFERS_CAPACITY_MAX}. */
     public TransferTable(final int capacity)
     {
-        if (capacity < 1 || capacity > CAPACITY_MAX)
+        if (capacity < 1 || capacity > LedgerLimits.TRANSFERS_CAPACITY_MAX)
         {
-            throw new IllegalArgumentException("capacity must be in [1, " + CAPACITY_MAX + "], was " + capacity);
+            throw new IllegalArgumentException(
+                "capacity must be in [1, " + LedgerLimits.TRANSFERS_CAPACITY_MAX + "], was " + capacity);
         }
         this.capacity = capacity;
         ring = new long[capacity * STRIDE];

@@ -168,7 +168,7 @@ class HoldTableTest
     }
 
     @Property(tries = 200)
-    void shouldAlwaysGiveTheEarliestActiveHoldWhateverLeavesTheHeap(@ForAll("operations") final List<Op> ops)
+    void shouldAlwaysGiveTheEarliestActiveHoldAndTheOldestUnknownWhateverLeavesTheHeaps(@ForAll("operations") final List<Op> ops)
     {
         final HoldTable holds = new HoldTable(32, undo);
         final List<Live> model = new ArrayList<>();
@@ -207,6 +207,8 @@ class HoldTableTest
             assertEquals(expected == null ? -1 : expected.index(), earliest < 0 ? -1 : holds.journalIndex(earliest));
             assertEquals(model.size(), holds.size());
             assertEquals(model.stream().filter(Live::unknown).count(), holds.unknownCount());
+            assertEquals(model.stream().filter(Live::unknown).mapToLong(h -> h.index() * 10).min().orElse(0),
+                holds.oldestUnknownTimestampNs(), "the oldest unknown hold's time (add() stamps index x 10)");
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.tally.perf.jmh;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.LedgerStats;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -275,8 +276,9 @@ public class LedgerTransferBenchmark
     /** @return what the fork did, and how much CPU each iteration really got (see {@link CpuShare}). */
     String report()
     {
+        final LedgerStats stats = ledger.publishStats();
         return "[" + scenario + ", " + accounts + " accounts, window " + windowCommands + "] " + tally + "; live keys " +
-            ledger.idempotencyKeys().size() + ", live transfers " + ledger.transfers().size() + ", retries per pattern " +
+            stats.idempotencyKeyCount() + ", live transfers " + stats.transferCount() + ", retries per pattern " +
             workload.duplicatesPerPattern() + "/" + TransferWorkload.DUPLICATE_PATTERN_LENGTH + ", journal index " +
             journalIndex + ", journaled time " + (nowNs - START_TIME_NS) / 1_000_000 + " ms; " + cpuShare;
     }
@@ -324,7 +326,8 @@ public class LedgerTransferBenchmark
         nowNs += retentionMs * 1_000_000L;
         for (int i = 0; i < DRAIN_TICKS_MAX; i++)
         {
-            if (ledger.idempotencyKeys().size() == 0 && ledger.transfers().size() == 0)
+            final LedgerStats stats = ledger.publishStats();
+            if (stats.idempotencyKeyCount() == 0 && stats.transferCount() == 0)
             {
                 return;
             }

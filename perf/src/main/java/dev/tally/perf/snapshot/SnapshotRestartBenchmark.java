@@ -10,6 +10,7 @@ import dev.tally.journal.Journal;
 import dev.tally.journal.JournalReader;
 import dev.tally.journal.ReplayResult;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerStats;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
@@ -131,9 +132,15 @@ public final class SnapshotRestartBenchmark
         }
         final double seconds = (System.nanoTime() - startNs) / 1e9;
         System.out.printf("generate: %,d commands (%,d accounts, %,d live keys, %,d transfers kept) appended and applied in %.1f s "
-            + "(%,.0f/s), journal %,d MB%n", commands, ledger.accounts().count(), ledger.idempotencyKeys().size(),
-            ledger.transfers().size(), seconds, commands / seconds, sizeOf(dir.resolve("journal")) >> 20);
+            + "(%,.0f/s), journal %,d MB%n", commands, stats(ledger).accountCount(), stats(ledger).idempotencyKeyCount(),
+            stats(ledger).transferCount(), seconds, commands / seconds, sizeOf(dir.resolve("journal")) >> 20);
         return ledger.stateHash();
+    }
+
+    /** @return the figures of a ledger this thread applies commands to, as they are now. */
+    private static LedgerStats stats(final Ledger ledger)
+    {
+        return ledger.publishStats();
     }
 
     private static void keyed(final Command c, final CommandType type, final long n)
@@ -170,8 +177,8 @@ public final class SnapshotRestartBenchmark
         }
         System.out.printf("snapshot at journal index %,d: %,d accounts, %,d live keys, %,d transfers; business-thread copy %.1f ms "
             + "(CPU %.1f ms; first, allocating the image: %.1f ms); image hash %.1f ms; encode + CRC32C + write + force + rename %.1f ms; "
-            + "file %,d MB%n", ledger.lastJournalIndex(), ledger.accounts().count(), ledger.idempotencyKeys().size(),
-            ledger.transfers().size(), reusedCopyNs / 1e6, reusedCopyCpuNs / 1e6, firstCopyNs / 1e6, hashNs / 1e6, writeNs / 1e6,
+            + "file %,d MB%n", ledger.lastJournalIndex(), stats(ledger).accountCount(), stats(ledger).idempotencyKeyCount(),
+            stats(ledger).transferCount(), reusedCopyNs / 1e6, reusedCopyCpuNs / 1e6, firstCopyNs / 1e6, hashNs / 1e6, writeNs / 1e6,
             Files.size(file) >> 20);
     }
 

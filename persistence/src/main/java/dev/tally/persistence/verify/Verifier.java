@@ -1,12 +1,10 @@
 package dev.tally.persistence.verify;
 
 import dev.tally.ledger.Ledger;
-import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
-import dev.tally.ledger.hold.HoldTable;
 import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.transfer.TransferKind;
-import dev.tally.ledger.transfer.TransferTable;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
@@ -24,7 +22,8 @@ import java.util.UUID;
 /**
  * Compares PostgreSQL with a ledger rebuilt from the journal (the source of truth), for
  * {@code tally verify --data-dir D [--db-url U]}. Read-only: one REPEATABLE READ transaction, so a writer
- * running meanwhile cannot skew one check against another.
+ * running meanwhile cannot skew one check against another; the ledger is read through its read-only queries
+ * ({@code forEachAccount}, {@code forEachLiveHold}, {@code readTransferAt}), never its tables.
  *
  * <p>Precondition: the writer has caught up, {@code watermark == ledger.lastJournalIndex()}; otherwise that
  * is the one difference reported. The checks, and why each is sound:
@@ -56,7 +55,10 @@ public final class Verifier
     private final Ledger ledger;
     private final DataSource dataSource;
 
-    /** @param ledger a ledger rebuilt from the journal, not being applied to while this runs. */
+    /**
+     * @param ledger a ledger rebuilt from the journal, not being applied to while this runs: the thread running the
+     *               checks owns it (it publishes its figures, {@code publishStats}).
+     */
     public Verifier(final Ledger ledger, final DataSource dataSource)
     {
         this.ledger = ledger;
@@ -151,14 +153,13 @@ public final class Verifier
                 rows.put(new Key(rs.getLong(1), rs.getLong(2)), rs.getString(3) + "/" + rs.getInt(4) + "/" + rs.getBoolean(5) + "/" + rs.getLong(6));
             }
         }
-        final Accounts accounts = ledger.accounts();
-        for (int slot = 0; slot < accounts.count(); slot++)
+        ledger.forEachAccount(account ->
         {
-            final Key key = new Key(accounts.tenant(slot), accounts.id(slot));
-            final String expected = CurrencyCode.unpack(accounts.currency(slot)) + "/" + accounts.subCount(slot) + "/" +
-                accounts.isConstrained(slot) + "/" + accounts.overdraftLimit(slot);
+            final Key key = new Key(account.tenantId, account.accountId);
+            final String expected = CurrencyCode.unpack(account.currency) + "/" + account.subBalances + "/" +
+                account.debitsMustNotExceedCredits + "/" + account.overdraftLimitMinor;
             checks.equal("account " + key.tenant() + "/" + key.account(), expected, rows.remove(key));
-        }
+        });
         for (final Key extra : rows.keySet())
         {
             checks.differ("account " + extra.tenant() + "/" + extra.account() + " is in PostgreSQL but not in the ledger");
@@ -179,13 +180,12 @@ public final class Verifier
                 values[2 * 64] |= 1L << sub;
             }
         }
-        final Accounts accounts = ledger.accounts();
-        for (int slot = 0; slot < accounts.count(); slot++)
+        ledger.forEachAccount(account ->
         {
-            final Key key = new Key(accounts.tenant(slot), accounts.id(slot));
+            final Key key = new Key(account.tenantId, account.accountId);
             final String name = "account " + key.tenant() + "/" + key.account();
             final long[] values = rows.remove(key);
-            final int subs = accounts.subCount(slot);
+            final int subs = account.subBalances;
             final long presentExpected = subs == 64 ? -1L : (1L << subs) - 1;
             if (values == null || !checks.equal(name + " sub-balance rows (bitmap)", presentExpected, values[2 * 64]))
             {
@@ -193,21 +193,20 @@ public final class Verifier
                 {
                     checks.differ(name + " has no balance rows in PostgreSQL");
                 }
-                continue;
+                return;
             }
             long postedSum = 0;
             long heldSum = 0;
             for (int i = 0; i < subs; i++)
             {
-                final int sub = accounts.subSlot(slot, i);
-                checks.equal(name + " sub " + i + " posted", accounts.posted(sub), values[2 * i]);
-                checks.equal(name + " sub " + i + " held", accounts.held(sub), values[2 * i + 1]);
+                checks.equal(name + " sub " + i + " posted", account.postedMinor[i], values[2 * i]);
+                checks.equal(name + " sub " + i + " held", account.heldMinor[i], values[2 * i + 1]);
                 postedSum += values[2 * i];
                 heldSum += values[2 * i + 1];
             }
-            checks.equal(name + " posted total", accounts.postedTotal(slot), postedSum);
-            checks.equal(name + " held total", accounts.heldTotal(slot), heldSum);
-        }
+            checks.equal(name + " posted total", account.postedTotal(), postedSum);
+            checks.equal(name + " held total", account.heldTotal(), heldSum);
+        });
         for (final Key extra : rows.keySet())
         {
             checks.differ("balance rows of account " + extra.tenant() + "/" + extra.account() + " have no account in the ledger");
@@ -217,14 +216,13 @@ public final class Verifier
     private void entrySums(final Statement s, final Checks checks) throws SQLException
     {
         final Map<Key, Long> sums = sums(s, "SELECT tenant_id, account_id, sum(amount_minor) FROM ledger_entries GROUP BY 1, 2");
-        final Accounts accounts = ledger.accounts();
-        for (int slot = 0; slot < accounts.count(); slot++)
+        ledger.forEachAccount(account ->
         {
-            final Key key = new Key(accounts.tenant(slot), accounts.id(slot));
+            final Key key = new Key(account.tenantId, account.accountId);
             final Long sum = sums.remove(key);
             checks.equal("account " + key.tenant() + "/" + key.account() + " sum of entries vs posted",
-                accounts.postedTotal(slot), sum == null ? 0 : sum);
-        }
+                account.postedTotal(), sum == null ? 0 : sum);
+        });
         for (final Key extra : sums.keySet())
         {
             checks.differ("entries of account " + extra.tenant() + "/" + extra.account() + " which the ledger does not have");
@@ -235,14 +233,13 @@ public final class Verifier
     {
         final Map<Key, Long> live = sums(s,
             "SELECT tenant_id, account_id, sum(amount_minor) FROM holds WHERE status IN ('active', 'unknown') GROUP BY 1, 2");
-        final Accounts accounts = ledger.accounts();
-        for (int slot = 0; slot < accounts.count(); slot++)
+        ledger.forEachAccount(account ->
         {
-            final Key key = new Key(accounts.tenant(slot), accounts.id(slot));
+            final Key key = new Key(account.tenantId, account.accountId);
             final Long sum = live.remove(key);
-            checks.equal("account " + key.tenant() + "/" + key.account() + " live holds vs held", accounts.heldTotal(slot),
+            checks.equal("account " + key.tenant() + "/" + key.account() + " live holds vs held", account.heldTotal(),
                 sum == null ? 0 : sum);
-        }
+        });
         for (final Key extra : live.keySet())
         {
             checks.differ("live holds on account " + extra.tenant() + "/" + extra.account() + " which the ledger does not have");
@@ -258,12 +255,11 @@ public final class Verifier
                     rs.getString(5) + "/" + rs.getString(6));
             }
         }
-        final HoldTable holds = ledger.holds();
-        holds.forEachLive(slot ->
+        ledger.forEachLiveHold(hold ->
         {
-            final UUID id = new UUID(Uuid7.hi(holds.timestampNs(slot), Uuid7.KIND_HOLD), Uuid7.lo(holds.journalIndex(slot), 0));
-            final String expected = holds.tenant(slot) + "/" + holds.accountId(slot) + "/" + holds.amount(slot) + "/" +
-                CurrencyCode.unpack(holds.currency(slot)) + "/" + (holds.status(slot) == HoldTable.UNKNOWN ? "unknown" : "active");
+            final UUID id = new UUID(Uuid7.hi(hold.timestampNs, Uuid7.KIND_HOLD), Uuid7.lo(hold.journalIndex, 0));
+            final String expected = hold.tenantId + "/" + hold.accountId + "/" + hold.amountMinor + "/" +
+                CurrencyCode.unpack(hold.currency) + "/" + (hold.unknown ? "unknown" : "active");
             checks.equal("live hold " + id, expected, rows.remove(id));
         });
         for (final UUID extra : rows.keySet())
@@ -274,7 +270,7 @@ public final class Verifier
 
     private void transfers(final Statement s, final Checks checks) throws SQLException
     {
-        final TransferTable transfers = ledger.transfers();
+        final TransferView transfer = new TransferView();
         long inMemoryFound = 0;
         try (ResultSet rs = s.executeQuery("SELECT journal_index, id, tenant_id, kind, debit_account_id, credit_account_id," +
             " amount_minor, currency, reference, reverses_id, metadata IS NOT NULL FROM transfers"))
@@ -282,28 +278,26 @@ public final class Verifier
             while (rs.next())
             {
                 final long tenant = rs.getLong(3);
-                final int position = transfers.find(rs.getLong(1));
-                if (position < 0)
+                if (!ledger.readTransferAt(rs.getLong(1), transfer).found)
                 {
                     continue;   // older than the in-memory window
                 }
                 inMemoryFound++;
-                final long index = transfers.journalIndex(position);
-                final UUID id = new UUID(Uuid7.hi(transfers.timestampNs(position), Uuid7.KIND_TRANSFER), Uuid7.lo(index, 0));
-                final UUID reverses = transfers.kind(position) != TransferKind.REVERSAL ? null :
-                    new UUID(Uuid7.hi(transfers.reversesTimestampNs(position), Uuid7.KIND_TRANSFER),
-                        Uuid7.lo(transfers.reversesIndex(position), 0));
-                final String expected = id + "/" + transfers.tenant(position) + "/" + TransferKind.name(transfers.kind(position)) +
-                    "/" + transfers.debitAccountId(position) + "/" + transfers.creditAccountId(position) + "/" +
-                    transfers.amount(position) + "/" + CurrencyCode.unpack(transfers.currency(position)) + "/" +
-                    transfers.reference(position) + "/" + reverses + "/metadata " + transfers.hasMetadata(position);
+                final long index = transfer.journalIndex;
+                final UUID id = new UUID(Uuid7.hi(transfer.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(index, 0));
+                final UUID reverses = transfer.kind != TransferKind.REVERSAL ? null :
+                    new UUID(Uuid7.hi(transfer.reversesTimestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(transfer.reversesIndex, 0));
+                final String expected = id + "/" + transfer.tenantId + "/" + TransferKind.name(transfer.kind) +
+                    "/" + transfer.debitAccountId + "/" + transfer.creditAccountId + "/" +
+                    transfer.amountMinor + "/" + CurrencyCode.unpack(transfer.currency) + "/" +
+                    transfer.referenceText() + "/" + reverses + "/metadata " + transfer.hasMetadata;
                 final String actual = rs.getObject(2, UUID.class) + "/" + tenant + "/" + rs.getString(4) + "/" + rs.getLong(5) +
                     "/" + rs.getLong(6) + "/" + rs.getLong(7) + "/" + rs.getString(8) + "/" + rs.getString(9) + "/" +
                     rs.getObject(10, UUID.class) + "/metadata " + rs.getBoolean(11);
                 checks.equal("transfer at journal index " + index, expected, actual);
             }
         }
-        checks.equal("transfers in the ledger's window that PostgreSQL has", transfers.size(), inMemoryFound);
+        checks.equal("transfers in the ledger's window that PostgreSQL has", ledger.publishStats().transferCount(), inMemoryFound);
     }
 
     private void doubleEntry(final Statement s, final Checks checks) throws SQLException

@@ -29,7 +29,8 @@ import dev.tally.ledger.LedgerLimits;
  *  96 reference bytes (0..64), then metadata bytes (0..1,024) at 96 + referenceLength
  * </pre>
  *
- * <p>EVENT carries what the ledger's event lacks and the tables need, read on the business thread:
+ * <p>EVENT carries, in its aux fields and variable part, what an event of the ledger's {@code EffectLog} holds
+ * beyond the common fields for its type:
  * <ul>
  *   <li>ACCOUNT_CREATED: auxInt = 1 when debits must not exceed credits, auxLong = overdraft limit.</li>
  *   <li>TRANSFER_POSTED: the reference text, and the transfer's metadata (its canonical JSON object, UTF-8,

@@ -26,8 +26,6 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *                            progress before it halts (only reached if the gateway ignored the lag bound).
  * @param retryBackoffMinMs   first wait before retrying a batch PostgreSQL refused for a transient reason.
  * @param retryBackoffMaxMs   longest wait between retries (the wait doubles up to it).
- * @param expiriesPerTickMax  the ledger's {@code expiriesPerTickMax}: sizes the recorder's scratch map for
- *                            ticks that expire holds of several tenants.
  */
 public record WriterConfig(
     int ringCapacityBytes,
@@ -36,8 +34,7 @@ public record WriterConfig(
     long batchIntervalMs,
     long ringFullWaitMaxMs,
     long retryBackoffMinMs,
-    long retryBackoffMaxMs,
-    int expiriesPerTickMax)
+    long retryBackoffMaxMs)
 {
     /** Largest ring record: an event with a full reference and the largest metadata. */
     public static final int RECORD_LENGTH_MAX = EffectRecords.EVENT_LENGTH_MAX;
@@ -64,7 +61,6 @@ public record WriterConfig(
         requirePositive("batchIntervalMs", batchIntervalMs);
         requirePositive("ringFullWaitMaxMs", ringFullWaitMaxMs);
         requirePositive("retryBackoffMinMs", retryBackoffMinMs);
-        requirePositive("expiriesPerTickMax", expiriesPerTickMax);
         if (retryBackoffMaxMs < retryBackoffMinMs)
         {
             throw new IllegalArgumentException("retryBackoffMaxMs (" + retryBackoffMaxMs + ") < retryBackoffMinMs (" +
@@ -78,35 +74,28 @@ public record WriterConfig(
      */
     public static WriterConfig defaults()
     {
-        return new WriterConfig(1 << 27, 100_000, 20_000, 10, 10_000, 50, 2_000, 10_000);
+        return new WriterConfig(1 << 27, 100_000, 20_000, 10, 10_000, 50, 2_000);
     }
 
     /** @return a copy with another ring size and lag bound. */
     public WriterConfig withRing(final int ringCapacityBytes, final long lagBoundCommands)
     {
         return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
-            retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
+            retryBackoffMinMs, retryBackoffMaxMs);
     }
 
     /** @return a copy with other batch limits. */
     public WriterConfig withBatch(final int batchRowsMax, final long batchIntervalMs)
     {
         return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
-            retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
-    }
-
-    /** The same, sized for a ledger that expires up to {@code expiriesPerTickMax} items of each kind per tick. */
-    public WriterConfig withExpiriesPerTickMax(final int expiriesPerTickMax)
-    {
-        return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
-            retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
+            retryBackoffMinMs, retryBackoffMaxMs);
     }
 
     /** @return a copy with other waits. */
     public WriterConfig withWaits(final long ringFullWaitMaxMs, final long retryBackoffMinMs, final long retryBackoffMaxMs)
     {
         return new WriterConfig(ringCapacityBytes, lagBoundCommands, batchRowsMax, batchIntervalMs, ringFullWaitMaxMs,
-            retryBackoffMinMs, retryBackoffMaxMs, expiriesPerTickMax);
+            retryBackoffMinMs, retryBackoffMaxMs);
     }
 
     /** @return bytes of direct memory the ring takes (capacity plus Agrona's trailer). */

@@ -257,7 +257,7 @@ public final class WriterThroughputHarness
         final ResultCode code = ledger.apply(c).code;
         if (ledger.isUnitComplete())
         {
-            recorder.onUnit(ledger);
+            recorder.onUnit(ledger.effects());
         }
         return code;
     }

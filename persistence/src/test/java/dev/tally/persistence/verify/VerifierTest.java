@@ -1,6 +1,7 @@
 package dev.tally.persistence.verify;
 
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.query.TransferView;
 import dev.tally.persistence.LedgerScenario;
 import dev.tally.persistence.MixedWorkload;
 import dev.tally.persistence.PostgresFixture;
@@ -102,7 +103,7 @@ class VerifierTest
     {
         final long index = one("SELECT max(journal_index) FROM transfers WHERE kind = 'transfer' AND reference IS NULL");
         final long amount = one("SELECT amount_minor FROM transfers WHERE journal_index = " + index);
-        assertTrue(s.ledger.transfers().find(index) >= 0, "the newest transfer is in the ledger's window");
+        assertTrue(s.ledger.readTransferAt(index, new TransferView()).found, "the newest transfer is in the ledger's window");
         // Bypass the immutability trigger as an operator's mistake would (tally.maintenance lets DELETEs through, but turns
         // an UPDATE into a no-op: the trigger returns the old row), and add a minor unit to the transfer row.
         sql("ALTER TABLE transfers DISABLE TRIGGER transfers_immutable");
@@ -187,8 +188,8 @@ class VerifierTest
     void shouldReportATransferOfTheLedgersWindowMissingFromPostgres() throws SQLException
     {
         final long index = one("SELECT max(journal_index) FROM transfers");
-        assertTrue(s.ledger.transfers().find(index) >= 0, "the newest transfer is in the ledger's window");
-        final int window = s.ledger.transfers().size();
+        assertTrue(s.ledger.readTransferAt(index, new TransferView()).found, "the newest transfer is in the ledger's window");
+        final long window = s.ledger.publishStats().transferCount();
         sql("BEGIN; SET LOCAL tally.maintenance = 'on';" +
             " DELETE FROM ledger_entries WHERE transfer_id = (SELECT id FROM transfers WHERE journal_index = " + index + ");" +
             " DELETE FROM transfers WHERE journal_index = " + index + "; COMMIT");

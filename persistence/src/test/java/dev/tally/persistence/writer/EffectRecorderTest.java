@@ -33,10 +33,10 @@ class EffectRecorderTest
         final EffectRecorder recorder = new EffectRecorder(channel, 0);
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
         final long[] allocated = new long[1];
-        final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), ledger ->
+        final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), effects ->
         {
             final long before = threads.getCurrentThreadAllocatedBytes();
-            recorder.onUnit(ledger);
+            recorder.onUnit(effects);
             allocated[0] += threads.getCurrentThreadAllocatedBytes() - before;
             if (channel.ring.size() > (1 << 22))
             {

@@ -176,7 +176,7 @@ class TransferMetadataTest
     {
         assertEquals(List.of(), new Verifier(s.ledger, db.dataSource()).verify().differences());
         // A rebuilt ledger (the journal replayed) knows the same: the bit comes from the journaled command.
-        assertEquals(List.of(), new Verifier(LedgerScenario.replay(s.journal(), LedgerConfig.small(), ledger -> { }),
+        assertEquals(List.of(), new Verifier(LedgerScenario.replay(s.journal(), LedgerConfig.small(), effects -> { }),
             db.dataSource()).verify().differences());
 
         final Database tampered = pg.newDatabase();

@@ -6,6 +6,7 @@ import dev.tally.ledger.StateDigest;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.result.Result;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ public final class DemoCommand implements Runnable
     /** Built by {@link #run()}: picocli makes every command object at start, and {@code tally serve} needs no demo ledger. */
     private Ledger ledger;
     private final Command command = new Command();
+    private final AccountView account = new AccountView();
     private final PrintStream out = System.out;
     private long index;
 
@@ -109,8 +111,7 @@ public final class DemoCommand implements Runnable
 
     private long available(final long accountId)
     {
-        final int slot = ledger.accounts().slotOf(accountId, TENANT);
-        return ledger.accounts().availableTotal(slot);
+        return ledger.readAccount(accountId, TENANT, account).availableTotal();
     }
 
     private static long[] digest(final String text)

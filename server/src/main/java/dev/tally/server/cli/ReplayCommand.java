@@ -9,8 +9,8 @@ import dev.tally.snapshotter.ReplayProgress;
 import dev.tally.ledger.command.Command;
 import java.util.function.BiConsumer;
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerStats;
 import dev.tally.ledger.StateDigest;
-import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.gateway.api.json.Money;
 import java.io.PrintStream;
@@ -101,13 +101,10 @@ public final class ReplayCommand implements Callable<Integer>
 
     private void print(final PrintStream out, final Ledger ledger, final ReplayResult result, final long elapsedMs, final long snapshotIndex)
     {
-        final Accounts a = ledger.accounts();
         final Map<String, Long> totals = new TreeMap<>();
-        for (int slot = 0; slot < a.count(); slot++)
-        {
-            totals.merge(CurrencyCode.unpack(a.currency(slot)), a.postedTotal(slot), Long::sum);
-        }
+        ledger.forEachAccount(a -> totals.merge(CurrencyCode.unpack(a.currency), a.postedTotal(), Long::sum));
         final String hash = StateDigest.hex(ledger.stateHash());
+        final LedgerStats stats = ledger.stats();   // published at the replay's end
         switch (format)
         {
             case json:
@@ -124,26 +121,28 @@ public final class ReplayCommand implements Callable<Integer>
                 if (accounts)
                 {
                     out.print(",\"accounts\":[");
-                    for (int slot = 0; slot < a.count(); slot++)
+                    final String[] separator = {""};
+                    ledger.forEachAccount(a ->
                     {
-                        final int digits = CurrencyCode.minorDigits(a.currency(slot));
-                        out.print((slot == 0 ? "" : ",") + "{\"tenantId\":" + a.tenant(slot) + ",\"id\":" + a.id(slot) + ",\"currency\":\"" +
-                            CurrencyCode.unpack(a.currency(slot)) + "\",\"posted\":\"" + Money.format(a.postedTotal(slot), digits) +
-                            "\",\"held\":\"" + Money.format(a.heldTotal(slot), digits) + "\"}");
-                    }
+                        final int digits = CurrencyCode.minorDigits(a.currency);
+                        out.print(separator[0] + "{\"tenantId\":" + a.tenantId + ",\"id\":" + a.accountId + ",\"currency\":\"" +
+                            CurrencyCode.unpack(a.currency) + "\",\"posted\":\"" + Money.format(a.postedTotal(), digits) +
+                            "\",\"held\":\"" + Money.format(a.heldTotal(), digits) + "\"}");
+                        separator[0] = ",";
+                    });
                     out.print("]");
                 }
                 out.println("}");
                 break;
             case csv:
                 out.println("tenant_id,account_id,currency,posted,held,available");
-                for (int slot = 0; slot < a.count(); slot++)
+                ledger.forEachAccount(a ->
                 {
-                    final int digits = CurrencyCode.minorDigits(a.currency(slot));
-                    out.println(a.tenant(slot) + "," + a.id(slot) + "," + CurrencyCode.unpack(a.currency(slot)) + "," +
-                        Money.format(a.postedTotal(slot), digits) + "," + Money.format(a.heldTotal(slot), digits) + "," +
-                        Money.format(a.postedTotal(slot) - a.heldTotal(slot), digits));
-                }
+                    final int digits = CurrencyCode.minorDigits(a.currency);
+                    out.println(a.tenantId + "," + a.accountId + "," + CurrencyCode.unpack(a.currency) + "," +
+                        Money.format(a.postedTotal(), digits) + "," + Money.format(a.heldTotal(), digits) + "," +
+                        Money.format(a.postedTotal() - a.heldTotal(), digits));
+                });
                 for (final Map.Entry<String, Long> t : totals.entrySet())
                 {
                     out.println("# total_posted " + t.getKey() + "=" +
@@ -157,8 +156,8 @@ public final class ReplayCommand implements Callable<Integer>
                     ": replayed " + result.deliveredCount() + " commands up to journal index " + ledger.lastJournalIndex() +
                     " in " + elapsedMs + " ms (" + result.status() + (result.detail().isEmpty() ? "" : ": " + result.detail()) + ")");
                 out.println("state hash " + hash);
-                out.println("accounts " + a.count() + ", live holds " + ledger.holds().size() + ", stored keys " +
-                    ledger.idempotencyKeys().size());
+                out.println("accounts " + stats.accountCount() + ", live holds " + stats.holdCount() + ", stored keys " +
+                    stats.idempotencyKeyCount());
                 for (final Map.Entry<String, Long> t : totals.entrySet())
                 {
                     out.println("total posted " + t.getKey() + " " + Money.format(t.getValue(),
@@ -166,12 +165,12 @@ public final class ReplayCommand implements Callable<Integer>
                 }
                 if (accounts)
                 {
-                    for (int slot = 0; slot < a.count(); slot++)
+                    ledger.forEachAccount(a ->
                     {
-                        final int digits = CurrencyCode.minorDigits(a.currency(slot));
-                        out.println("account " + a.tenant(slot) + "/" + a.id(slot) + " " + CurrencyCode.unpack(a.currency(slot)) +
-                            " posted " + Money.format(a.postedTotal(slot), digits) + " held " + Money.format(a.heldTotal(slot), digits));
-                    }
+                        final int digits = CurrencyCode.minorDigits(a.currency);
+                        out.println("account " + a.tenantId + "/" + a.accountId + " " + CurrencyCode.unpack(a.currency) +
+                            " posted " + Money.format(a.postedTotal(), digits) + " held " + Money.format(a.heldTotal(), digits));
+                    });
                 }
                 break;
         }

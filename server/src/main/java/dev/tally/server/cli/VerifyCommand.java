@@ -90,7 +90,7 @@ public final class VerifyCommand implements Callable<Integer>
             final LedgerWriter writer;
             try
             {
-                writer = LedgerWriter.create(database, WriterConfig.defaults().withExpiriesPerTickMax(ledgerConfig.expiriesPerTickMax()));
+                writer = LedgerWriter.create(database, WriterConfig.defaults());
             }
             catch (final RuntimeException ex)
             {
@@ -111,7 +111,7 @@ public final class VerifyCommand implements Callable<Integer>
                         {
                             if (replayed.isUnitComplete())
                             {
-                                recorder.onUnit(replayed);
+                                recorder.onUnit(replayed.effects());
                             }
                         });
                     ledger = recovered.ledger();

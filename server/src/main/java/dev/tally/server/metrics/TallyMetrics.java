@@ -4,12 +4,11 @@ import dev.tally.gateway.api.routing.Route;
 import dev.tally.pipeline.InputRing;
 import dev.tally.pipeline.PipelineHealth;
 import dev.tally.journal.Journal;
-import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerStats;
 import dev.tally.ledger.result.ResultCode;
 import dev.tally.gateway.http.HttpMeters;
 import dev.tally.gateway.http.HttpServer;
 import dev.tally.pipeline.StageMeters;
-import dev.tally.ledger.hold.HoldTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -28,8 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * and status (receive on the I/O thread to reply written), outcomes per result code, idempotent
  * replays. The journaler and the business thread report once per batch ({@link StageMeters}): append
  * and flush times, ring wait, batch size, busy time. Meters are looked up once and cached in arrays, so recording allocates nothing. State
- * gauges (journal index, live keys, holds, ring occupancy) are read when Prometheus scrapes: plain
- * reads of single {@code long}s the business thread writes, racy by a command or two, never torn. Every time is
+ * gauges are read when Prometheus scrapes: the ledger's from {@link LedgerStats}, which the business thread publishes
+ * at the end of each batch (never its tables), the journal's and the ring's from single {@code long}s their threads
+ * write; each exact as of its last publication, never torn. Every time is
  * exported in seconds, every count that only grows as a counter ({@code _total}), every meter with a description
  * (its HELP text); the JVM's and the process's meters follow Tally's in the scrape ({@link ProcessMetrics}).
  */
@@ -94,7 +94,7 @@ public final class TallyMetrics implements StageMeters, HttpMeters
     }
 
     /** Gauges on the live pipeline state; call once when the server is wired. */
-    public void bind(final Ledger ledger, final Journal journal, final InputRing ring, final PipelineHealth health)
+    public void bind(final LedgerStats ledger, final Journal journal, final InputRing ring, final PipelineHealth health)
     {
         Gauge.builder("tally.journal.index", journal, Journal::lastIndex).description("Last journaled index").register(registry);
         Gauge.builder("tally.journal.stable.index", journal, Journal::stableIndex).description("Last journal index on stable storage")
@@ -103,53 +103,32 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .description("Records the start-up cut from the journal's torn tail (logged at WARN, shown in /health)").register(registry);
         FunctionCounter.builder("tally.journal.tail.cut", journal, j -> j.recovery().droppedBytes()).baseUnit("bytes")
             .description("Bytes the start-up cut from the journal's torn tail").register(registry);
-        Gauge.builder("tally.ledger.applied.index", ledger, Ledger::lastJournalIndex).description("Last applied journal index").register(registry);
-        FunctionCounter.builder("tally.ledger.hot.account.moves", ledger, Ledger::hotAccountMoves)
+        Gauge.builder("tally.ledger.applied.index", ledger, LedgerStats::lastJournalIndex).description("Last applied journal index")
+            .register(registry);
+        FunctionCounter.builder("tally.ledger.hot.account.moves", ledger, LedgerStats::hotAccountMoves)
             .description("Money movements touching an account with more than one sub-balance (divide by tally.ledger.outcomes for the rate)")
             .register(registry);
-        Gauge.builder("tally.idempotency.keys.live", ledger, l -> l.idempotencyKeys().size()).description("Keys inside retention").register(registry);
-        Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.idempotencyKeys().capacity())
-            .description("Keys the idempotency table holds at most (--keys-max)").register(registry);
-        Gauge.builder("tally.holds.live", ledger, l -> l.holds().size()).description("Active and unknown holds").register(registry);
-        Gauge.builder("tally.holds.unknown", ledger, l -> l.holds().unknownCount()).description("Holds whose outcome is unknown").register(registry);
-        Gauge.builder("tally.holds.active", ledger, l -> l.holds().size() - l.holds().unknownCount()).description("Active holds")
+        Gauge.builder("tally.idempotency.keys.live", ledger, LedgerStats::idempotencyKeyCount).description("Keys inside retention")
             .register(registry);
-        Gauge.builder("tally.holds.unknown.oldest.age", ledger, TallyMetrics::oldestUnknownHoldAgeSeconds).baseUnit("seconds")
+        Gauge.builder("tally.idempotency.keys.capacity", ledger, l -> l.config().idempotencyKeysMax())
+            .description("Keys the idempotency table holds at most (--keys-max)").register(registry);
+        Gauge.builder("tally.holds.live", ledger, LedgerStats::holdCount).description("Active and unknown holds").register(registry);
+        Gauge.builder("tally.holds.unknown", ledger, LedgerStats::unknownHoldCount).description("Holds whose outcome is unknown")
+            .register(registry);
+        Gauge.builder("tally.holds.active", ledger, LedgerStats::activeHoldCount).description("Active holds").register(registry);
+        Gauge.builder("tally.holds.unknown.oldest.age", ledger, l -> l.oldestUnknownHoldAgeNs() / NS_PER_SECOND).baseUnit("seconds")
             .description("Journaled time since the oldest hold of unknown outcome was placed; 0 when none").register(registry);
-        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeys().size() * IDEMPOTENCY_KEY_BYTES)
+        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeyCount() * IDEMPOTENCY_KEY_BYTES)
             .baseUnit("bytes").tag("kind", "used").description("Memory of the stored idempotency keys").register(registry);
-        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.idempotencyKeys().capacity() * IDEMPOTENCY_KEY_BYTES)
+        Gauge.builder("tally.idempotency.keys.memory", ledger, l -> (double)l.config().idempotencyKeysMax() * IDEMPOTENCY_KEY_BYTES)
             .baseUnit("bytes").tag("kind", "allocated").description("Memory of the idempotency key table, allocated at start")
             .register(registry);
-        Gauge.builder("tally.accounts", ledger, l -> l.accounts().count()).description("Accounts in the ledger, every tenant's")
+        Gauge.builder("tally.accounts", ledger, LedgerStats::accountCount).description("Accounts in the ledger, every tenant's")
             .register(registry);
         Gauge.builder("tally.ring.occupancy", ring, InputRing::occupancy)
             .description("Slots in use in the input ring").register(registry);
         Gauge.builder("tally.ready", health, h -> h.isReady() ? 1 : 0)
             .description("1 while the pipeline takes writes (replayed, not halted), else 0").register(registry);
-    }
-
-    /**
-     * Scans the hold table, on the scraping thread, only while an unknown hold exists (they are rare: a
-     * hold whose outcome the outside world has not told yet). Racy reads of fixed arrays the business
-     * thread writes: a gauge may be off by a hold placed or settled during the scan, never torn.
-     */
-    private static double oldestUnknownHoldAgeSeconds(final Ledger ledger)
-    {
-        final HoldTable holds = ledger.holds();
-        if (holds.unknownCount() == 0)
-        {
-            return 0;
-        }
-        long oldestNs = Long.MAX_VALUE;
-        for (int slot = 0; slot < holds.capacity(); slot++)
-        {
-            if (holds.status(slot) == HoldTable.UNKNOWN)
-            {
-                oldestNs = Math.min(oldestNs, holds.timestampNs(slot));
-            }
-        }
-        return oldestNs == Long.MAX_VALUE ? 0 : Math.max(0, ledger.nowNs() - oldestNs) / NS_PER_SECOND;
     }
 
     /** Meters on the HTTP front door; call once when the port is open. */

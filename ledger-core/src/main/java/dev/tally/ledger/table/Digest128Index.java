@@ -1,4 +1,4 @@
-package dev.tally.ledger.idempotency;
+package dev.tally.ledger.table;
 
 /**
  * An open-addressing hash index from a 128-bit digest to an {@code int} value (a slot or ring position

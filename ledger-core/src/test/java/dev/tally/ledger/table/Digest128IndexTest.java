@@ -1,4 +1,4 @@
-package dev.tally.ledger.idempotency;
+package dev.tally.ledger.table;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

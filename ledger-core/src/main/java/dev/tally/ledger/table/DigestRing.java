@@ -1,4 +1,4 @@
-package dev.tally.ledger.idempotency;
+package dev.tally.ledger.table;
 
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.StateDigest;
