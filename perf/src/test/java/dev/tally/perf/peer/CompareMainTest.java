@@ -25,6 +25,19 @@ class CompareMainTest
     }
 
     @Test
+    void shouldPrintTheHelpOfLoadRunAgainstARunningServer()
+    {
+        final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+        final int status = CompareMain.run(new String[] {"load", "run", "--help"}, new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+        final String text = printed.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, text);
+        assertTrue(text.startsWith("Usage: tally-perf load run"), text);
+        assertTrue(text.contains("--url") && text.contains("--api-key"), text);
+    }
+
+    @Test
     void shouldListLoadAmongTheCommands()
     {
         final ByteArrayOutputStream printed = new ByteArrayOutputStream();
