@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The PostgreSQL writer, two builds side by side: WriterThroughputHarness (docs/PERSISTENCE.md, "Benchmark") run
+# from BASE_REV and from the working tree in turn, ROUNDS times, base first in odd rounds and the working tree first
+# in even ones, with the same harness arguments. Each build runs from its own copy of the sources (BASE_REV via
+# git archive), compiled with -am into its own target folders: nothing is installed into ~/.m2.
+#   perf/scripts/writer-ab.sh BASE_REV ROUNDS "transfers=1000000 accounts=100000 references=0"
+# Prints each run's PER TRANSFER and ENTRIES/s lines, labelled, and keeps the full output under /tmp/writer-ab-*.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+base_rev=${1:?BASE_REV}; rounds=${2:-3}; args=${3:-transfers=1000000 accounts=100000 references=0}
+out=$(mktemp -d /tmp/writer-ab-XXXXXX)
+base_dir="$out/base"
+mkdir -p "$base_dir"
+git archive "$base_rev" | tar -x -C "$base_dir"
+build() {   # $1: source folder; prints the harness classpath
+  (cd "$1" && mvn -B -q -pl persistence -am test-compile dependency:build-classpath -Dmdep.outputFile=target/harness-cp.txt \
+      -Dmdep.includeScope=test > "$out/build-$(basename "$1").log" 2>&1) || { cat "$out/build-$(basename "$1").log"; exit 1; }
+  echo "$1/persistence/target/test-classes:$1/persistence/target/classes:$(cat "$1/persistence/target/harness-cp.txt")"
+}
+cp_base=$(build "$base_dir")
+cp_head=$(build "$PWD")
+echo "base $(git rev-parse --short "$base_rev"), head $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- persistence || echo ' + working tree'); args: $args; output in $out"
+run() {   # $1: label, $2: source folder, $3: classpath, $4: round
+  local log="$out/$1-round$4.log"
+  echo "-- $1, round $4, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  (cd "$2/persistence" && java -Xmx3g --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED -cp "$3" \
+      dev.tally.persistence.perf.WriterThroughputHarness $args > "$log" 2>&1) || { echo "   FAILED:"; tail -5 "$log"; return 0; }
+  grep -E "^(posted|ENTRIES|CPU|PER TRANSFER|entries only|  [A-Za-z])|no difference|differences" "$log" | sed 's/^/   /'
+}
+for round in $(seq 1 "$rounds"); do
+  if (( round % 2 == 1 )); then
+    run base "$base_dir" "$cp_base" "$round"; run head "$PWD" "$cp_head" "$round"
+  else
+    run head "$PWD" "$cp_head" "$round"; run base "$base_dir" "$cp_base" "$round"
+  fi
+done
