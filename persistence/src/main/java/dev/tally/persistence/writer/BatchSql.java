@@ -367,13 +367,15 @@ final class BatchSql
         return send(copySql);
     }
 
-    /** @return how many staged balances belong to accounts created in this batch. */
+    /** @return how many staged balances belong to accounts created in this batch; staged in key order ({@link WriteBatch#balancesInKeyOrder}). */
     private int copyBalances(final WriteBatch b) throws SQLException
     {
         int created = 0;
+        final int[] order = b.balancesInKeyOrder();
         rows.begin();
-        for (int i = 0; i < b.balances; i++)
+        for (int k = 0; k < b.balances; k++)
         {
+            final int i = order[k];
             final Long2LongHashMap floors = newAccountFloors.get(b.balanceTenant[i]);
             final boolean isNew = floors != null && floors.containsKey(b.balanceAccount[i]);
             rows.row(8).int8(b.balanceTenant[i]).int8(b.balanceAccount[i]).int2(b.balanceSub[i]).int8(b.balancePosted[i])
