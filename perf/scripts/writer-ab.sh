@@ -3,7 +3,7 @@
 # from BASE_REV and from HEAD_REV (default: the working tree) in turn, ROUNDS times, base first in odd rounds and head
 # first in even ones, with the same harness arguments. Each build runs from its own copy of the sources (a revision
 # via git archive), compiled with -am into its own target folders: nothing is installed into ~/.m2, and with HEAD_REV
-# the working tree may change while it runs.
+# the working tree may change while it runs. Both sides run head's WriterThroughputHarness: one instrument.
 #   perf/scripts/writer-ab.sh BASE_REV ROUNDS "transfers=1000000 accounts=100000 references=0" [HEAD_REV]
 # Prints each run's PER TRANSFER and ENTRIES/s lines, labelled, and keeps the full output under /tmp/writer-ab-*.
 set -euo pipefail
@@ -19,6 +19,9 @@ if [[ -n $head_rev ]]; then
   mkdir -p "$head_dir"
   git archive "$head_rev" | tar -x -C "$head_dir"
 fi
+# One instrument for both: the base runs head's harness (it uses only the writer's public API).
+harness=persistence/src/test/java/dev/tally/persistence/perf/WriterThroughputHarness.java
+cp "$head_dir/$harness" "$base_dir/$harness"
 build() {   # $1: source folder; prints the harness classpath
   (cd "$1" && mvn -B -q -pl persistence -am test-compile dependency:build-classpath -Dmdep.outputFile=target/harness-cp.txt \
       -Dmdep.includeScope=test > "$out/build-$(basename "$1").log" 2>&1) || { cat "$out/build-$(basename "$1").log"; exit 1; }

@@ -427,7 +427,11 @@ public final class WriterThroughputHarness
         return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    /** @return jiffies (user + system) of the postmaster and its children: the server's backends and helpers. */
+    /**
+     * @return jiffies (user + system) of the postmaster and its children: the server's backends and helpers. A child
+     * that has exited (an autovacuum worker, a backend) counts through the postmaster's cutime + cstime, which hold
+     * what its reaped children used; without them a worker that ran inside the window would be missed.
+     */
     private static long postgresTicks(final long postmasterPid)
     {
         long ticks = 0;
@@ -439,7 +443,11 @@ public final class WriterThroughputHarness
                 final String stat = java.nio.file.Files.readString(proc.toPath().resolve("stat"));
                 final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 final long pid = Long.parseLong(proc.getName());
-                if (pid == postmasterPid || Long.parseLong(f[1]) == postmasterPid)
+                if (pid == postmasterPid)
+                {
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+                }
+                else if (Long.parseLong(f[1]) == postmasterPid)
                 {
                     ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
                 }
