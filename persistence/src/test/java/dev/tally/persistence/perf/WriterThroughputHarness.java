@@ -126,6 +126,8 @@ public final class WriterThroughputHarness
                 final long jvmCpu0 = jvmCpuNs();
                 final long postmaster = Long.parseLong(java.nio.file.Files.readAllLines(directory.resolve("postmaster.pid")).get(0).trim());
                 final long pgTicks0 = postgresTicks(postmaster);
+                final long writerBackend = writerBackendPid(db);
+                final long writerTicks0 = processTicks(writerBackend);
                 final WalStats wal0 = WalStats.read(db);
                 final long t0 = System.nanoTime();
                 final long maxLag = h.run(transfers);
@@ -135,6 +137,7 @@ public final class WriterThroughputHarness
                 final double busyCores = (machineBusyTicks() - busy0) / 100.0 / (elapsedNs / 1e9);   // USER_HZ = 100
                 final double jvmCores = (jvmCpuNs() - jvmCpu0) / (double)elapsedNs;
                 final long pgTicks = postgresTicks(postmaster) - pgTicks0;
+                final long writerTicks = processTicks(writerBackend) - writerTicks0;
                 final double pgCores = pgTicks / 100.0 / (elapsedNs / 1e9);
                 final WalStats wal = WalStats.read(db).minus(wal0);
 
@@ -152,10 +155,12 @@ public final class WriterThroughputHarness
                     " other processes %.2f%n", busyCores, Runtime.getRuntime().availableProcessors(), jvmCores, pgCores,
                     Math.max(0, busyCores - jvmCores - pgCores));
                 final long transfersPosted = h.posted - posted0;
-                System.out.printf("PER TRANSFER: PostgreSQL CPU %.1f us, WAL %,.0f B in %.2f records (%.3f full-page images), rows %.2f," +
-                    " transfers/s %,.0f%n", pgTicks * 10_000.0 / transfersPosted, (double)wal.bytes / transfersPosted,
+                System.out.printf("PER TRANSFER: PostgreSQL CPU %.1f us (the writer's backend %.1f), WAL %,.0f B in %.2f records" +
+                    " (%.3f full-page images), rows %.2f, transfers/s %,.0f%n", pgTicks * 10_000.0 / transfersPosted,
+                    writerTicks * 10_000.0 / transfersPosted, (double)wal.bytes / transfersPosted,
                     (double)wal.records / transfersPosted, (double)wal.fullPageImages / transfersPosted, (double)rows / transfersPosted,
                     transfersPosted / (elapsedNs / 1e9));
+                printMaintenance(db);
                 try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
                      ResultSet rs = st.executeQuery("SELECT count(*), pg_size_pretty(pg_total_relation_size('ledger_entries_202601'))" +
                          " FROM ledger_entries"))
@@ -396,6 +401,47 @@ public final class WriterThroughputHarness
             }
         }
         return rows / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    /** @return the pid of the writer's backend (its connection's application_name), 0 when none is connected. */
+    private static long writerBackendPid(final Database db) throws java.sql.SQLException
+    {
+        try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = 'tally-writer'"))
+        {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** @return jiffies (user + system) of one process, 0 when it is gone. */
+    private static long processTicks(final long pid)
+    {
+        try
+        {
+            final String stat = java.nio.file.Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
+            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return 0;
+        }
+    }
+
+    /** Prints what autovacuum did to each table the writer fills: PostgreSQL CPU the writer's backend does not spend. */
+    private static void printMaintenance(final Database db) throws java.sql.SQLException
+    {
+        try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
+             ResultSet rs = st.executeQuery("SELECT relname, autovacuum_count, autoanalyze_count, n_tup_hot_upd, n_dead_tup" +
+                 " FROM pg_stat_user_tables WHERE autovacuum_count + autoanalyze_count > 0 ORDER BY relname"))
+        {
+            final StringBuilder line = new StringBuilder("autovacuum (vacuums/analyzes):");
+            while (rs.next())
+            {
+                line.append(' ').append(rs.getString(1)).append(' ').append(rs.getLong(2)).append('/').append(rs.getLong(3));
+            }
+            System.out.println(line);
+        }
     }
 
     /** The server's WAL counters ({@code pg_stat_wal}, PostgreSQL 14+): records, full-page images, bytes. */
