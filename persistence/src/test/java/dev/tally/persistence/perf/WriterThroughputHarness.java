@@ -42,7 +42,7 @@ import java.util.SplittableRandom;
  * Run: {@code cd persistence && mvn -o -q test-compile exec:exec -Dharness.args="transfers=1000000 accounts=10000 mode=uniform"}.
  * Arguments (key=value): {@code transfers} measured (default 1,000,000), {@code accounts} customer accounts
  * (10,000), {@code mode} uniform|hot (all credits to one 64-sub-balance account), {@code references} share of
- * transfers carrying a reference in percent (50), {@code batchRows} (20,000), {@code verify} true|false, and
+ * transfers carrying a reference in percent (50), {@code batchRows} (the writer's default), {@code verify} true|false, and
  * {@code compare=true} to also time entries alone, five ways (bare COPY, COPY with a key, direct COPY, COPY-to-staging,
  * multi-row INSERT; {@code compareOnly=true}: only that).
  *
@@ -88,7 +88,7 @@ public final class WriterThroughputHarness
         final int accounts = intArg(args, "accounts", 10_000);
         final boolean hot = "hot".equals(arg(args, "mode", "uniform"));
         final int references = intArg(args, "references", 50);
-        final int batchRows = intArg(args, "batchRows", 20_000);
+        final int batchRows = intArg(args, "batchRows", WriterConfig.defaults().batchRowsMax());
         final boolean verify = Boolean.parseBoolean(arg(args, "verify", "true"));
         final boolean compare = Boolean.parseBoolean(arg(args, "compare", "false"));
 
