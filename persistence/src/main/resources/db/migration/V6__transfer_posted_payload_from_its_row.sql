@@ -1,10 +1,10 @@
--- A TransferPosted event's payload repeated its transfers row member for member (ids, accounts, amount, currency,
--- reference, metadata): every plain transfer wrote ~350 bytes of jsonb twice over (heap, WAL) and made PostgreSQL
--- parse it, about an eighth of the writer's PostgreSQL CPU per transfer (docs/PERSISTENCE.md, "Napkin math").
--- Its outbox row now carries the event's own columns and a NULL payload; the payload is rendered from the transfers
--- row when it is read (tally_outbox_payload, the relay's claim, the outbox_events view), the same jsonb as the writer
--- used to store: the same members and values, hence the same text (jsonb keeps one normal form). Every other event
--- keeps its stored payload (its facts are in no single row, or it is rare).
+-- A TransferPosted event's payload says what its transfers row says, member for member (ids, accounts, amount,
+-- currency, reference, metadata): stored, it would be ~350 bytes of jsonb per plain transfer in the heap and the WAL,
+-- parsed by PostgreSQL, about an eighth of the writer's PostgreSQL CPU per transfer (docs/PERSISTENCE.md, "Napkin
+-- math"). So its outbox row carries the event's own columns and a NULL payload, and the payload is rendered from the
+-- transfers row when it is read (tally_outbox_payload: the relay's claim, the outbox_events view): the members and
+-- values a stored payload would have, hence the same jsonb text (jsonb keeps one normal form). Every other event
+-- stores its payload (its facts are in no single row, or it is rare).
 --
 -- The transfers row outlives the outbox row (outbox months are dropped, transfers never), and both are written in
 -- the writer's one transaction per batch, so a TransferPosted row always finds its transfer: the verifier checks it.
@@ -15,7 +15,7 @@ ALTER TABLE outbox ADD CONSTRAINT outbox_payload_shape CHECK (
     CASE WHEN payload IS NULL THEN event_type = 'TransferPosted' ELSE payload ? 'schemaVersion' END);
 
 -- The minor-unit exponent of the currencies the ledger accepts (dev.tally.ledger.currency.CurrencyCode, which a test
--- holds this function to, code by code); 0 for any other code, as the writer's payloads had it.
+-- holds this function to, code by code); 0 for any other code, as the writer's payloads have it.
 CREATE FUNCTION tally_minor_digits(p_currency text) RETURNS int LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE
         WHEN p_currency IN ('TRY', 'USD', 'EUR', 'GBP', 'CHF', 'CNY', 'CAD', 'AUD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'HUF', 'RON',
@@ -31,7 +31,7 @@ CREATE FUNCTION tally_amount_text(p_amount_minor bigint, p_currency text) RETURN
 $$;
 
 -- An outbox row's payload: the stored one, or for a TransferPosted row the one its transfers row gives (schema
--- version 1, the members of dev.tally.persistence.writer.EventPayloads). NULL only if that transfer is missing.
+-- version 1, the members dev.tally.persistence.writer.EventPayloads documents). NULL only if that transfer is missing.
 CREATE FUNCTION tally_outbox_payload(p_payload jsonb, p_id uuid, p_tenant_id bigint, p_event_type text, p_aggregate_id text,
                                      p_journal_index bigint, p_created_at timestamptz)
 RETURNS jsonb LANGUAGE sql STABLE PARALLEL SAFE AS $$
