@@ -46,3 +46,5 @@ for round in $(seq 1 "$rounds"); do
     run head "$head_dir" "$cp_head" "$round"; run base "$base_dir" "$cp_base" "$round"
   fi
 done
+# The logs stay; the copies' builds and PostgreSQL data folders (gigabytes) go.
+rm -rf "$out/base" "$out/head" "$PWD/persistence/target/harness-pg"
