@@ -16,8 +16,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code fsync = on}, {@code full_page_writes = on}: zonky starts PostgreSQL with {@code -F}
  *       (fsync off), which would make {@code synchronous_commit = on} a no-op.</li>
- *   <li>{@code synchronous_commit} as the caller asks (the peer: like Tally's durability; Tally's writer
- *       sets it off for its own session either way, its read model being rebuilt from the journal).</li>
+ *   <li>{@code synchronous_commit} as the caller asks (the peer: like Tally's durability; Tally's read model:
+ *       off, while its writer sets it on for its own session, one WAL flush per batch).</li>
  *   <li>{@code shared_buffers = 2GB}: every table and index of a run fits; {@code max_wal_size = 8GB},
  *       {@code checkpoint_timeout = 30min}: no checkpoint inside a measured window (each one is followed
  *       by a burst of full-page writes).</li>

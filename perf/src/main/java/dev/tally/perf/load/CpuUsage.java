@@ -13,7 +13,8 @@ import java.util.stream.Stream;
 
 /**
  * Where the CPU went during the measured window, by thread role: the load client, the server's Netty
- * I/O thread(s), the three pipeline stages, and the rest of the JVM (GC, JIT). With {@code bench} the
+ * I/O thread(s), the three pipeline stages, Tally's PostgreSQL writer (its own CPU, not PostgreSQL's), the peer's
+ * JDBC threads, and the rest of the JVM (GC, JIT). With {@code bench} the
  * server runs in this process, so this splits the two cores between client and server stages; with
  * {@code run} only the client's share is known. Also counts context switches per role (Linux
  * {@code /proc/self/task}), which is what a blocking wait strategy costs per ring hop, the share of
@@ -29,9 +30,12 @@ final class CpuUsage
         {"journaler", "tally-journaler"},
         {"business", "tally-business"},
         {"responder", "tally-responder"},
+        {"PostgreSQL writer", "tally-pg-writer"},
+        {"peer JDBC threads", "peer-jdbc-"},
     };
     /** The same roles by Linux thread name ({@code comm}, cut to 15 characters). */
-    private static final String[] COMM_PREFIXES = {"tally-load", "multiThreadIoEv", "tally-journaler", "tally-business", "tally-responder"};
+    private static final String[] COMM_PREFIXES = {"tally-load", "multiThreadIoEv", "tally-journaler", "tally-business", "tally-responder",
+        "tally-pg-writer", "peer-jdbc-"};
 
     // Counters per role: JVM thread CPU ns, voluntary and involuntary context switches, user and system ticks.
     private static final int CPU_NS = 0;

@@ -46,6 +46,7 @@ public final class InProcessServer implements AutoCloseable
     private final NettyTransport transport;
     private final Path postmasterPidFile;
     private final io.zonky.test.db.postgres.embedded.EmbeddedPostgres postgres;
+    private final ReadModelPostgres.Database sharedDatabase;
 
     /**
      * The server's settings.
@@ -118,6 +119,17 @@ public final class InProcessServer implements AutoCloseable
 
     public InProcessServer(final Settings settings) throws Exception
     {
+        this(settings, null);
+    }
+
+    /**
+     * @param settings the server's settings.
+     * @param database with {@code settings.readModel()}, the database of a {@link ReadModelPostgres} its read model goes to
+     *                 (dropped on close); null for a PostgreSQL of its own under the data folder.
+     */
+    public InProcessServer(final Settings settings, final ReadModelPostgres.Database database) throws Exception
+    {
+        this.sharedDatabase = settings.readModel() ? database : null;
         this.deleteOnClose = settings.dataDir() == null;
         this.transport = settings.transport();
         this.dataDir = deleteOnClose ? Files.createTempDirectory("tally-load") : settings.dataDir();
@@ -126,13 +138,14 @@ public final class InProcessServer implements AutoCloseable
         this.apiKey = "load-" + HexFormat.of().formatHex(secret);
         // The read model's PostgreSQL: the peer's settings (BenchPostgres), so that neither side runs on a better-tuned server.
         final Path pgDir = dataDir.resolve("pg");
-        this.postgres = settings.readModel() ? BenchPostgres.start(pgDir, BenchPostgres.settings(false, 50)) : null;
+        this.postgres = settings.readModel() && sharedDatabase == null ? BenchPostgres.start(pgDir, BenchPostgres.settings(false, 50)) : null;
+        final String dbUrl = sharedDatabase != null ? sharedDatabase.jdbcUrl() : postgres != null ? postgres.getJdbcUrl("postgres", "postgres") : null;
         try
         {
             final ServerConfig config = new ServerConfig(Target.LOOPBACK, 0, dataDir, settings.durability(),
                 ApiKeys.parse(List.of("load:" + apiKey)), settings.ioThreads(), settings.ledger(),
                 new LedgerPipeline.PipelineConfig(settings.ringSize(), settings.waitStrategy(), settings.tickIntervalMs()),
-                HttpLimits.defaults(), postgres == null ? null : postgres.getJdbcUrl("postgres", "postgres"), settings.readModel())
+                HttpLimits.defaults(), dbUrl, settings.readModel())
                 .withJournal(new ServerConfig.JournalOptions(false, settings.asyncForceIntervalMs()))
                 .withTransport(settings.transport());
             this.server = new TallyServer(config, SNAPSHOTS);
@@ -145,13 +158,47 @@ public final class InProcessServer implements AutoCloseable
             }
             throw ex;
         }
-        this.postmasterPidFile = settings.readModel() ? pgDir.resolve("postmaster.pid") : null;
+        this.postmasterPidFile = postgres != null ? pgDir.resolve("postmaster.pid") : null;
     }
 
     /** @return true when the server runs its PostgreSQL read model. */
     public boolean hasReadModel()
     {
-        return postmasterPidFile != null;
+        return postmasterPidFile != null || sharedDatabase != null;
+    }
+
+    /** @return the journal index of the last command applied (a plain read of the business thread's field, as a metrics scrape). */
+    public long lastJournalIndex()
+    {
+        return server.ledger().lastJournalIndex();
+    }
+
+    /**
+     * Waits until the PostgreSQL writer holds every command up to {@code journalIndex}.
+     *
+     * @return true when it did within {@code timeout} (at once without a read model).
+     */
+    public boolean awaitReadModel(final long journalIndex, final Duration timeout)
+    {
+        return !hasReadModel() || server.readModel().writer().awaitWatermark(journalIndex, timeout);
+    }
+
+    /** VACUUM ANALYZE then CHECKPOINT of the read model's database; nothing without a read model. */
+    public void settleReadModel() throws java.sql.SQLException
+    {
+        if (sharedDatabase != null)
+        {
+            sharedDatabase.settle();
+        }
+        else if (postgres != null)
+        {
+            try (java.sql.Connection connection = postgres.getPostgresDatabase().getConnection();
+                 java.sql.Statement statement = connection.createStatement())
+            {
+                statement.execute("VACUUM (ANALYZE)");
+                statement.execute("CHECKPOINT");
+            }
+        }
     }
 
     /** @return how many journaled commands the PostgreSQL writer is behind; 0 without a read model. */
@@ -172,15 +219,22 @@ public final class InProcessServer implements AutoCloseable
      */
     public boolean awaitReadModel(final Duration timeout)
     {
-        return !hasReadModel() || server.readModel().writer().awaitWatermark(server.ledger().lastJournalIndex(), timeout);
+        return awaitReadModel(server.ledger().lastJournalIndex(), timeout);
     }
 
-    /** @return CPU time of the embedded PostgreSQL (postmaster and children), ns; 0 without a read model, -1 unknown. */
+    /**
+     * @return CPU time of the read model's PostgreSQL (postmaster and children; a shared {@link ReadModelPostgres} as a whole), ns;
+     *         0 without a read model, -1 unknown.
+     */
     public long postgresCpuNs()
     {
         if (!hasReadModel())
         {
             return 0;
+        }
+        if (sharedDatabase != null)
+        {
+            return sharedDatabase.server().cpuNs();
         }
         try
         {
@@ -223,6 +277,17 @@ public final class InProcessServer implements AutoCloseable
         if (postgres != null)
         {
             postgres.close();
+        }
+        if (sharedDatabase != null)
+        {
+            try
+            {
+                sharedDatabase.drop();
+            }
+            catch (final java.sql.SQLException ex)
+            {
+                throw new IOException("could not drop the read model's database " + sharedDatabase.name() + ": " + ex.getMessage(), ex);
+            }
         }
         if (deleteOnClose)
         {

@@ -42,19 +42,22 @@ public final class LoadGenerator
     private final Target target;
     private final AccountLayout layout;
     private final String keyPrefix;
+    private final RunHooks hooks;
 
     /**
      * @param spec      the run.
      * @param target    the server (loopback).
      * @param layout    the run's accounts (created and funded by setup).
      * @param keyPrefix the run-unique prefix of every idempotency key.
+     * @param hooks     told when the measured window ends.
      */
-    LoadGenerator(final LoadSpec spec, final Target target, final AccountLayout layout, final String keyPrefix)
+    LoadGenerator(final LoadSpec spec, final Target target, final AccountLayout layout, final String keyPrefix, final RunHooks hooks)
     {
         this.spec = spec;
         this.target = target;
         this.layout = layout;
         this.keyPrefix = keyPrefix;
+        this.hooks = hooks;
     }
 
     /** Runs warmup, measured window and drain; returns the merged figures. */
@@ -152,6 +155,7 @@ public final class LoadGenerator
         final CpuUsage cpuBefore = CpuUsage.snapshot();
         sleepUntil(windowEndNs);
         final CpuUsage cpuAfter = CpuUsage.snapshot();
+        hooks.windowEnded();
         if (pacer != null)
         {
             schedule.stop();

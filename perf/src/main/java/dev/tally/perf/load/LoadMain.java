@@ -47,7 +47,7 @@ public final class LoadMain implements Runnable
     }
 
     /** A limit or a setting out of range is a message, not a stack trace; anything else is a bug and shows one. */
-    private static int refuse(final Exception ex, final CommandLine command, final CommandLine.ParseResult parsed) throws Exception
+    public static int refuse(final Exception ex, final CommandLine command, final CommandLine.ParseResult parsed) throws Exception
     {
         if (ex instanceof IllegalArgumentException)
         {

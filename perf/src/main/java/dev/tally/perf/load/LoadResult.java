@@ -72,6 +72,12 @@ final class LoadResult
         return spec.mode() == Mode.OPEN && stats.unsent * 1000 > (long)spec.rateRps() * spec.seconds();
     }
 
+    /** @return false when an open-loop run's rate was above what the server answered ({@link #saturated()}). */
+    boolean keptUp()
+    {
+        return !saturated();
+    }
+
     /** @return the machine-readable line. */
     String resultLine()
     {

@@ -31,12 +31,23 @@ public final class ScenarioRun
     public static Outcome run(final LoadSpec spec, final Target target, final Path resultsDir, final String label, final PrintStream log)
         throws IOException, InterruptedException
     {
+        return run(spec, target, resultsDir, label, log, RunHooks.NONE);
+    }
+
+    /**
+     * @param hooks what the caller does after setup and when the measured window ends.
+     * @return the result, checked.
+     */
+    public static Outcome run(final LoadSpec spec, final Target target, final Path resultsDir, final String label, final PrintStream log,
+        final RunHooks hooks) throws IOException, InterruptedException
+    {
         final long runTag = RUN_TAGS.nextInt(1 << 30);
         final AccountLayout layout = new AccountLayout(spec, runTag);
         final String keyPrefix = "L" + Long.toString(runTag, 36) + "-";
         new Setup(target, spec, layout, keyPrefix).run(log);
+        hooks.afterSetup();
 
-        final LoadResult result = new LoadGenerator(spec, target, layout, keyPrefix).run();
+        final LoadResult result = new LoadGenerator(spec, target, layout, keyPrefix, hooks).run();
         CheckReport report;
         try
         {
@@ -55,7 +66,7 @@ public final class ScenarioRun
                 (spec.mode() == Mode.OPEN ? "-" + spec.rateRps() + "rps" : "-" + spec.connections() + "c") + (label.isEmpty() ? "" : "-" + label);
             log.println("histogram: " + result.writeHistogram(resultsDir, name));
         }
-        return new Outcome(result.resultLine(), result.checkOk(), result.transfersPerSecond(), result.errors());
+        return new Outcome(result.resultLine(), result.checkOk(), result.transfersPerSecond(), result.errors(), result.keptUp());
     }
 
     /**
@@ -65,8 +76,10 @@ public final class ScenarioRun
      * @param checkOk           whether the correctness check passed.
      * @param transfersPerSecond transfers answered as expected per second in the measured window.
      * @param errors            requests not answered as expected in the window.
+     * @param keptUp            false when an open-loop run left more than 0.1 % of its requests unsent (its rate was above
+     *                          capacity); true in closed loop.
      */
-    public record Outcome(String resultLine, boolean checkOk, long transfersPerSecond, long errors)
+    public record Outcome(String resultLine, boolean checkOk, long transfersPerSecond, long errors, boolean keptUp)
     {
     }
 }

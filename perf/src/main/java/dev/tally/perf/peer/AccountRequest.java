@@ -6,21 +6,22 @@ import java.io.IOException;
 
 /**
  * A validated {@code POST /v1/accounts} body: {@code {"id":42,"currency":"TRY","subBalances":1,"debitsMustNotExceedCredits":true}}.
- * The peer keeps ONE balance row per account, so {@code subBalances} is accepted (1 to 64, as Tally) and
- * ignored: that is the design being measured. A positive {@code overdraftLimit} is refused (the peer's
- * guard is {@code balance >= amount}).
+ * {@code subBalances} (1 to 64, as Tally) becomes the account's balance rows through the peer's {@link HotRows}
+ * variant. A positive {@code overdraftLimit} is refused (the peer's guard is {@code balance >= amount}).
  *
  * @param id          the client-chosen account id.
  * @param currency    three upper-case letters.
- * @param constrained {@code debitsMustNotExceedCredits}: the balance may never go below zero.
+ * @param constrained {@code debitsMustNotExceedCredits}: no balance row may go below zero.
+ * @param subBalances the sub-balances asked for.
  */
-record AccountRequest(long id, String currency, boolean constrained)
+record AccountRequest(long id, String currency, boolean constrained, int subBalances)
 {
     static AccountRequest parse(final JsonParser parser, final String prefix) throws IOException, InvalidRequest
     {
         long id = 0;
         String currency = null;
         boolean constrained = true;
+        int subBalances = 1;
         String overdraft = null;
         int seen = 0;
         PeerBody.expectObject(parser, prefix);
@@ -41,7 +42,7 @@ record AccountRequest(long id, String currency, boolean constrained)
                     break;
                 case "subBalances":
                     seen = PeerBody.once(seen, 4, prefix + name);
-                    PeerBody.smallInt(parser, prefix + name, 1, 64);
+                    subBalances = PeerBody.smallInt(parser, prefix + name, 1, 64);
                     break;
                 case "debitsMustNotExceedCredits":
                     seen = PeerBody.once(seen, 8, prefix + name);
@@ -62,19 +63,19 @@ record AccountRequest(long id, String currency, boolean constrained)
         {
             throw new InvalidRequest(PeerProblem.INVALID_REQUEST, "the peer supports no overdraft limit", prefix + "overdraftLimit");
         }
-        return new AccountRequest(id, currency, constrained);
+        return new AccountRequest(id, currency, constrained, subBalances);
     }
 
     /** @return SHA-256 over the operation name and the canonical validated payload. */
     byte[] fingerprint()
     {
-        return PeerBody.sha256("account\n" + id + '\n' + currency + '\n' + constrained);
+        return PeerBody.sha256("account\n" + id + '\n' + currency + '\n' + constrained + '\n' + subBalances);
     }
 
-    /** @return the 201 body. */
-    String successBody(final long createdAtMs)
+    /** @return the 201 body of the account created with {@code rows} balance rows. */
+    String successBody(final long createdAtMs, final int rows)
     {
-        return "{\"id\":" + id + ",\"currency\":\"" + currency + "\",\"subBalances\":1,\"debitsMustNotExceedCredits\":" + constrained +
+        return "{\"id\":" + id + ",\"currency\":\"" + currency + "\",\"subBalances\":" + rows + ",\"debitsMustNotExceedCredits\":" + constrained +
             ",\"overdraftLimit\":\"" + PeerMoney.format(0, currency) + "\",\"createdAt\":\"" + PeerJson.time(createdAtMs) + "\"}";
     }
 }

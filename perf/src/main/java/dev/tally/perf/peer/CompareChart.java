@@ -14,10 +14,11 @@ import java.util.Locale;
 import javax.imageio.ImageIO;
 
 /**
- * Draws a compare run as a PNG (java.awt in headless mode, no chart library): on the left the
- * throughput of both systems per scenario, on the right their latency percentiles (p50, p99, p99.9),
- * both on logarithmic axes because the two designs differ by orders of magnitude. A run that failed
- * its check is drawn as the word FAILED, never as a bar.
+ * Draws a compare run as a PNG (java.awt in headless mode, no chart library): on the left the throughput per
+ * scenario of Tally as a whole (read model on), Tally's request path (read model off) and the peer, on the right
+ * their latency percentiles (p50, p99, p99.9), both on logarithmic axes because the designs differ by orders of
+ * magnitude. A run that failed its check is drawn as the word FAILED, never as a bar; a system that did not run
+ * is left out.
  */
 final class CompareChart
 {
@@ -26,7 +27,8 @@ final class CompareChart
     private static final int MARGIN_LEFT_PX = 90;
     private static final int MARGIN_TOP_PX = 95;
     private static final int MARGIN_BOTTOM_PX = 110;
-    private static final Color TALLY = new Color(0x1f77b4);
+    private static final Color TALLY = new Color(0x1f4e99);
+    private static final Color REQUEST_PATH = new Color(0x6fa8dc);
     private static final Color PEER = new Color(0xff7f0e);
     private static final Color GRID = new Color(0xdddddd);
 
@@ -47,7 +49,7 @@ final class CompareChart
             g.fillRect(0, 0, WIDTH_PX, HEIGHT_PX);
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
-            g.drawString("Tally vs PostgreSQL-per-request peer, durability " + mode +
+            g.drawString("Tally vs PostgreSQL-per-request peer (" + (rows.isEmpty() ? "" : rows.get(0).peerVariant()) + "), durability " + mode +
                 ("sync".equals(mode) ? " (Tally sync vs synchronous_commit=on)" : " (Tally async vs synchronous_commit=off)") +
                 (rounds > 1 ? ", median of " + rounds + " rounds" : ""), 20, 30);
             legend(g);
@@ -67,17 +69,19 @@ final class CompareChart
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
         final int y = 55;
         int x = 20;
-        g.setColor(TALLY);
+        x = legendEntry(g, TALLY, "Tally, whole system (read model on)", x, y);
+        x = legendEntry(g, REQUEST_PATH, "Tally, request path (read model off)", x, y);
+        x = legendEntry(g, PEER, "PostgreSQL per request (the peer)", x, y);
+        g.drawString("latency: p50 | p99 | p99.9 per system (lighter = higher); FAILED = check failed", x, y);
+    }
+
+    private static int legendEntry(final Graphics2D g, final Color color, final String text, final int x, final int y)
+    {
+        g.setColor(color);
         g.fillRect(x, y - 12, 14, 14);
         g.setColor(Color.BLACK);
-        g.drawString("Tally", x + 20, y);
-        x += 80;
-        g.setColor(PEER);
-        g.fillRect(x, y - 12, 14, 14);
-        g.setColor(Color.BLACK);
-        g.drawString("PostgreSQL per request (the peer)", x + 20, y);
-        g.drawString("latency: three bars per system, p50 | p99 | p99.9 (lighter = higher percentile); a failed check is drawn as FAILED",
-            x + 280, y);
+        g.drawString(text, x + 20, y);
+        return x + 40 + g.getFontMetrics().stringWidth(text);
     }
 
     private static void throughputPanel(final Graphics2D g, final List<CompareReport.Row> rows, final int left, final int width)
@@ -86,21 +90,26 @@ final class CompareChart
         final int bottom = HEIGHT_PX - MARGIN_BOTTOM_PX;
         axisAndGrid(g, axis, left, width, "transfers per second (log)");
         final int groupPx = width / Math.max(1, rows.size());
-        final int barPx = Math.max(8, groupPx / 4);
+        final int barPx = Math.max(8, groupPx / 5);
         for (int i = 0; i < rows.size(); i++)
         {
             final CompareReport.Row row = rows.get(i);
-            final int groupLeft = left + i * groupPx + groupPx / 2 - barPx - 4;
+            final int groupLeft = left + i * groupPx + groupPx / 2 - 3 * barPx / 2 - 8;
             bar(g, axis, row.tally(), m -> m.tps(), groupLeft, barPx, TALLY, true);
-            bar(g, axis, row.peer(), m -> m.tps(), groupLeft + barPx + 8, barPx, PEER, true);
+            bar(g, axis, row.requestPath(), m -> m.tps(), groupLeft + barPx + 8, barPx, REQUEST_PATH, true);
+            bar(g, axis, row.peer(), m -> m.tps(), groupLeft + 2 * barPx + 16, barPx, PEER, true);
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
             centered(g, row.scenario(), left + i * groupPx + groupPx / 2, bottom + 20);
-            final double ratio = row.ratio();
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-            centered(g, Double.isNaN(ratio) ? (row.ok() ? "ratio —" : "ratio: failed") : String.format(Locale.ROOT, "%.1f×", ratio),
-                left + i * groupPx + groupPx / 2, bottom + 38);
+            centered(g, "whole " + ratioText(row, row.ratio()), left + i * groupPx + groupPx / 2, bottom + 38);
+            centered(g, "path " + ratioText(row, row.requestPathRatio()), left + i * groupPx + groupPx / 2, bottom + 56);
         }
+    }
+
+    private static String ratioText(final CompareReport.Row row, final double ratio)
+    {
+        return Double.isNaN(ratio) ? (row.ok() ? "—" : "failed") : String.format(Locale.ROOT, "%.1f×", ratio);
     }
 
     private static void latencyPanel(final Graphics2D g, final List<CompareReport.Row> rows, final int left, final int width)
@@ -109,13 +118,14 @@ final class CompareChart
         final int bottom = HEIGHT_PX - MARGIN_BOTTOM_PX;
         axisAndGrid(g, axis, left, width, "latency, µs (log)");
         final int groupPx = width / Math.max(1, rows.size());
-        final int barPx = Math.max(4, groupPx / 9);
+        final int barPx = Math.max(3, groupPx / 12);
         for (int i = 0; i < rows.size(); i++)
         {
             final CompareReport.Row row = rows.get(i);
-            int x = left + i * groupPx + groupPx / 2 - 3 * barPx - 4;
+            int x = left + i * groupPx + groupPx / 2 - 9 * barPx / 2 - 6;
             x = percentileBars(g, axis, row.tally(), x, barPx, TALLY);
-            percentileBars(g, axis, row.peer(), x + 8, barPx, PEER);
+            x = percentileBars(g, axis, row.requestPath(), x + 6, barPx, REQUEST_PATH);
+            percentileBars(g, axis, row.peer(), x + 6, barPx, PEER);
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
             centered(g, row.scenario(), left + i * groupPx + groupPx / 2, bottom + 20);
@@ -202,7 +212,7 @@ final class CompareChart
         long high = 1;
         for (final CompareReport.Row row : rows)
         {
-            for (final CompareReport.Measured m : new CompareReport.Measured[] {row.tally(), row.peer()})
+            for (final CompareReport.Measured m : new CompareReport.Measured[] {row.tally(), row.requestPath(), row.peer()})
             {
                 if (m == null || !m.checkOk())
                 {

@@ -1,9 +1,9 @@
 package dev.tally.perf.peer;
 
-import dev.tally.perf.load.ProcessCpu;
 import dev.tally.pipeline.WaitStrategyName;
 import dev.tally.journal.Durability;
 import dev.tally.perf.load.InProcessServer;
+import dev.tally.perf.load.ReadModelPostgres;
 import dev.tally.perf.load.LoadSpec;
 import dev.tally.perf.load.Mode;
 import dev.tally.perf.load.Scenario;
@@ -25,35 +25,36 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 
 /**
- * {@code compare}: the same workload against Tally and against the PostgreSQL-per-request peer, in
- * the same run, side by side, durability like for like:
+ * {@code compare}: the same workload against Tally and against the PostgreSQL-per-request peer, in the same run, side
+ * by side, durability like for like. By default the whole system (Tally with its PostgreSQL read model) and Tally's
+ * request path (read model off) against the strongest honest peer (hot accounts as sub-rows, batch requests as one
+ * transaction each, its pool chosen per scenario):
  *
  * <pre>
  *   for each durability (sync: Tally --durability sync vs synchronous_commit=on; async: async vs off)
- *     start Tally (TallyServer in-process, temporary data folder, 10 s key retention) and the peer (embedded PostgreSQL, own folder)
- *     warm both up (a short uniform run each, not reported)
+ *     start the peer (embedded PostgreSQL) and the read models' PostgreSQL (the same settings), each kept for the whole mode
+ *     warm each system up (a short uniform run each, not reported)
  *     for each round (--rounds, default 1)
- *       for each scenario
- *         Tally: setup, warmup, measured window, drain, check          (dev.tally.perf.load.ScenarioRun)
- *         let PostgreSQL settle (VACUUM ANALYZE, CHECKPOINT), System.gc()
- *         peer:  the same, then the peer's SQL check over its whole database (PeerCheck)
- *         let PostgreSQL settle, System.gc()
- *         (in even rounds the peer goes first, so neither system always meets the machine's later minutes)
- *   print the tables and one RESULT line per scenario and durability (medians over the rounds); write
- *   histograms, CSV, PNG chart
+ *       for each scenario, each system in turn (odd rounds: Tally whole, Tally request path, peer; even rounds: reversed)
+ *         Tally: a fresh server (and a fresh read-model database); setup; writer caught up, VACUUM ANALYZE + CHECKPOINT;
+ *                warmup, measured window, drain, check; the writer's catch-up timed                 (TallySide)
+ *         peer:  tables truncated, pool sized for the scenario; setup; VACUUM ANALYZE + CHECKPOINT;
+ *                warmup, measured window, drain, check; the SQL check over its whole database      (PeerSide)
+ *     for each scenario: every system once more in open loop at --open-loop-fraction of the peer's median throughput
+ *   print the tables and the RESULT lines (medians over the rounds) and LATENCY lines; write histograms, CSV, PNG chart
  * </pre>
  *
- * The {@code batch} scenario sends Tally {@code POST /v1/batch} with B transfers per request; the peer
- * gets the same kind of transfers (uniform, fresh keys) one per request: it has no batch endpoint for
- * them (its {@code /v1/batch} exists for setup only). Throughput is transfers per second for both.
- * A run whose check fails is reported as failed, not as a number.
+ * The {@code batch} scenario sends both systems {@code POST /v1/batch} with B transfers per request (the peer runs each
+ * as one transaction). Throughput is transfers per second for both. A run whose check fails is reported as failed,
+ * not as a number.
  *
- * <p>Besides throughput and latency, each run reports its CPU cost per transfer (this JVM, and the
- * peer's PostgreSQL processes, from the end of setup to the end of the check): on a shared machine it
- * is the figure that other jobs distort least.
+ * <p>Besides throughput and latency, each run reports its CPU cost per transfer (this JVM, and the system's PostgreSQL
+ * processes, from the end of setup to the end of the check or of the catch-up): on a shared machine it is the figure
+ * that other jobs distort least.
  */
 @CommandLine.Command(name = "compare", mixinStandardHelpOptions = true,
-    description = "Run each scenario against Tally and against the PostgreSQL-per-request peer; print the ratio.")
+    description = "Run each scenario against Tally as a whole (read model on), Tally's request path (read model off) and the " +
+        "PostgreSQL-per-request peer (hot accounts as sub-rows, batch requests as one transaction); print the ratios.")
 final class CompareCommand implements Callable<Integer>
 {
     static final List<String> SCENARIOS_ALL = List.of("uniform", "hotCredit", "hotDebit", "retries", "batch");
@@ -93,12 +94,13 @@ final class CompareCommand implements Callable<Integer>
     @CommandLine.Option(names = "--depth", defaultValue = "1", description = "Requests in flight per connection (default: ${DEFAULT-VALUE}).")
     int depth;
 
-    @CommandLine.Option(names = "--batch-size", defaultValue = "100", description = "Transfers per Tally batch request (default: ${DEFAULT-VALUE}).")
+    @CommandLine.Option(names = "--batch-size", defaultValue = "100",
+        description = "Transfers per batch request, for Tally and the peer alike (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @CommandLine.Option(names = "--batch-connections", defaultValue = "16",
-        description = "Connections for Tally's batch scenario: each request carries --batch-size transfers, so 16 x 100 = 1,600 " +
-            "transfers in flight against the peer's 64 (default: ${DEFAULT-VALUE}).")
+        description = "Connections of the batch scenario, for both systems: each request carries --batch-size transfers, so 16 x 100 = " +
+            "1,600 transfers in flight (default: ${DEFAULT-VALUE}).")
     int batchConnections;
 
     @CommandLine.Option(names = "--client-threads", defaultValue = "1", description = "Client event-loop threads (default: ${DEFAULT-VALUE}).")
@@ -123,9 +125,15 @@ final class CompareCommand implements Callable<Integer>
             "else nio), nio or io_uring (default: ${DEFAULT-VALUE}).")
     NettyTransport transport;
 
-    @CommandLine.Option(names = "--peer-pool", defaultValue = "" + PeerConfig.POOL_SIZE_DEFAULT,
-        description = "Peer: HikariCP connections = JDBC threads (default: ${DEFAULT-VALUE}).")
-    int peerPool;
+    @CommandLine.Option(names = "--peer-pool", defaultValue = PeerPools.DEFAULTS_TEXT,
+        description = "Peer: HikariCP connections = JDBC threads, one number for every scenario or scenario=size pairs over the " +
+            "defaults, the best pool of each scenario in the recorded sweep (default: ${DEFAULT-VALUE}).")
+    String peerPool;
+
+    @CommandLine.Option(names = "--peer-hot-rows", defaultValue = "sub-balances",
+        description = "Peer: balance rows of a hot account: sub-balances (as many as Tally's sub-balances of that account, the source " +
+            "articles' design) or a number; 1 is the naive one-row design, reported as peer=one-row (default: ${DEFAULT-VALUE}).")
+    String peerHotRows;
 
     @CommandLine.Option(names = "--peer-path", defaultValue = "function",
         description = "Peer: function (one round trip) or statements (default: ${DEFAULT-VALUE}).")
@@ -153,12 +161,22 @@ final class CompareCommand implements Callable<Integer>
             "transfers/s holds 5,500,000 keys for 10 s; 15 s ran out above 533,000/s). The peer keeps every key (default: ${DEFAULT-VALUE}).")
     long tallyRetentionMs;
 
-    @CommandLine.Option(names = "--tally-read-model", defaultValue = "off",
-        description = "Tally: on also runs its PostgreSQL read model (embedded PostgreSQL, the batched writer; writes are refused " +
-            "with 503 while the writer lags by more than 100,000 commands); Tally's CPU per transfer then counts that PostgreSQL too, " +
-            "up to the moment the writer has caught up with the run. off measures the request path: the journal is Tally's " +
-            "durability, PostgreSQL a projection behind it (default: ${DEFAULT-VALUE}).")
-    String tallyReadModel;
+    @CommandLine.Option(names = "--tally-read-model", split = ",", defaultValue = "on,off",
+        description = "Tally's PostgreSQL read model: on is the whole system as tally serve runs it (the batched writer into a " +
+            "PostgreSQL with the peer's settings on the same cores; its CPU counted, the run's rate counting the writer's catch-up " +
+            "after the window); off is the request path alone (the journal is the durability, PostgreSQL a projection behind it). " +
+            "Both: each scenario runs against both, each ratio reported (default: ${DEFAULT-VALUE}).")
+    List<String> tallyReadModels = new ArrayList<>();
+
+    @CommandLine.Option(names = "--open-loop-fraction", defaultValue = "0.5",
+        description = "After the closed-loop rounds, every system runs each scenario once more in open loop at this fraction of the " +
+            "peer's median throughput, so that latency is compared at equal load rather than at saturation; 0 for none " +
+            "(default: ${DEFAULT-VALUE}).")
+    double openLoopFraction;
+
+    @CommandLine.Option(names = "--open-loop-seconds", defaultValue = "0",
+        description = "Measured seconds of the open-loop runs; 0 for --seconds (default: ${DEFAULT-VALUE}).")
+    int openLoopSeconds;
 
     @CommandLine.Option(names = "--results-dir",
         description = "Parent folder of this run's folder (default: perf/results from the repository root, else results).")
@@ -171,39 +189,53 @@ final class CompareCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         CompareMain.quietLogs();
-        final boolean runTally = systems.contains("tally");
-        final boolean runPeer = systems.contains("peer");
+        final CommandLine commandLine = new CommandLine(this);
+        runTally = systems.contains("tally");
+        runPeer = systems.contains("peer");
         if (!runTally && !runPeer)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--systems must name tally and/or peer");
+            throw new CommandLine.ParameterException(commandLine, "--systems must name tally and/or peer");
         }
         if (rounds < 1)
         {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--rounds must be at least 1");
+            throw new CommandLine.ParameterException(commandLine, "--rounds must be at least 1");
         }
+        if (openLoopFraction < 0 || openLoopFraction > 1)
+        {
+            throw new CommandLine.ParameterException(commandLine, "--open-loop-fraction must be 0..1");
+        }
+        for (final String readModel : tallyReadModels)
+        {
+            readModels.add(onOff(readModel));
+        }
+        pools = PeerPools.parse(peerPool);
+        hotRows = HotRows.parse(peerHotRows);
         final List<LoadSpec> specs = new ArrayList<>();
         for (final String name : scenarios)
         {
-            specs.add(spec(Scenario.parse(name), seconds, warmupSeconds, accounts));
+            specs.add(spec(Scenario.parse(name), Mode.CLOSED, 0, seconds, warmupSeconds, accounts));
         }
         final Path runDir = (resultsDir != null ? resultsDir : defaultResultsDir()).resolve("compare-" + LocalDateTime.now().format(STAMP));
         Files.createDirectories(runDir);
         out.println(CompareReport.machine());
         out.printf(Locale.ROOT,
-            "compare: %s; %d round(s); %d s measured after %d s warmup per run; %,d accounts; %d connections x depth %d; results in %s%n",
-            String.join(",", scenarios), rounds, seconds, warmupSeconds, accounts, connections, depth, runDir);
+            "compare: %s; %d round(s); %d s measured after %d s warmup per run; %,d accounts; %d connections x depth %d (batch: %d x %d " +
+                "transfers); Tally read model %s; peer %s, pools %s; open loop at %.2f of the peer's throughput; results in %s%n",
+            String.join(",", scenarios), rounds, seconds, warmupSeconds, accounts, connections, depth, batchConnections, batchSize,
+            String.join(",", tallyReadModels), hotRows.label(HOT_SUB_BALANCES), pools, openLoopFraction, runDir);
 
         final List<CompareReport.Row> rows = new ArrayList<>();
+        final List<CompareReport.LatencyRow> latencyRows = new ArrayList<>();
         for (final String durabilityName : durabilities)
         {
             final boolean sync = "sync".equals(durabilityName);
             if (!sync && !"async".equals(durabilityName))
             {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--durability must be sync and/or async");
+                throw new CommandLine.ParameterException(commandLine, "--durability must be sync and/or async");
             }
-            rows.addAll(runDurability(sync, specs, runDir, runTally, runPeer));
+            runDurability(sync, specs, runDir, rows, latencyRows);
         }
-        final CompareReport report = new CompareReport(rows, rounds);
+        final CompareReport report = new CompareReport(rows, latencyRows, rounds);
         report.print(out);
         report.write(runDir);
         for (final String durabilityName : durabilities)
@@ -215,217 +247,211 @@ final class CompareCommand implements Callable<Integer>
         return report.allOk() ? 0 : 2;
     }
 
-    private List<CompareReport.Row> runDurability(final boolean sync, final List<LoadSpec> specs, final Path runDir, final boolean runTally,
-        final boolean runPeer) throws Exception
+    /** The sub-balances of the load generator's hot account, which the peer's sub-rows variant mirrors. */
+    static final int HOT_SUB_BALANCES = 16;
+
+    private boolean runTally;
+    private boolean runPeer;
+    private final List<Boolean> readModels = new ArrayList<>();
+    private PeerPools pools;
+    private HotRows hotRows;
+
+    /** What one durability mode runs on: the peer and the read models' PostgreSQL, kept for the whole mode. */
+    private record Servers(boolean sync, PeerServer peer, Target peerTarget, ReadModelPostgres readModelPostgres, Path runDir)
+    {
+    }
+
+    private void runDurability(final boolean sync, final List<LoadSpec> specs, final Path runDir, final List<CompareReport.Row> rows,
+        final List<CompareReport.LatencyRow> latencyRows) throws Exception
     {
         final String mode = sync ? "sync" : "async";
-        final List<CompareReport.Row> rows = new ArrayList<>();
         final byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
         final String peerKey = "peer-" + HexFormat.of().formatHex(secret);
-        final PeerConfig peerConfig = new PeerConfig(sync, peerPool, 16_384, peerIoThreads, TransferPath.parse(peerPath),
-            List.of("peer:" + peerKey), 0, transport);
-        InProcessServer tally = null;
         PeerServer peer = null;
+        ReadModelPostgres readModelPostgres = null;
         try
         {
-            tally = runTally ? new InProcessServer(tallySettings(sync, specs)) : null;
-            peer = runPeer ? new PeerServer(peerConfig) : null;
             out.println("== durability " + mode + " ==");
-            if (tally != null)
+            if (runPeer)
             {
-                out.println(InProcessServer.describe(tallySettings(sync, specs)) + ", data in " + tally.dataDir());
-            }
-            final Target peerTarget = peer == null ? null : new Target(Target.LOOPBACK, peer.port(), peerKey, transport);
-            if (peer != null)
-            {
+                peer = new PeerServer(new PeerConfig(sync, pools.max(), 16_384, peerIoThreads, TransferPath.parse(peerPath),
+                    List.of("peer:" + peerKey), 0, transport, hotRows));
                 out.println(peer.describe());
             }
-            if (warmupRunSeconds > 0)
+            if (runTally && readModels.contains(true))
             {
-                final LoadSpec warm = spec(Scenario.UNIFORM, warmupRunSeconds, 1, Math.min(accounts, 10_000));
-                if (tally != null)
+                readModelPostgres = ReadModelPostgres.start(Files.createTempDirectory("tally-compare-read-model"));
+            }
+            if (runTally)
+            {
+                for (final boolean readModel : readModels)
                 {
-                    runOne("tally", mode + "-warmup", warm, tally.target(), runDir, null, tally);
-                }
-                if (peer != null)
-                {
-                    runOne("peer", mode + "-warmup", warm, peerTarget, runDir, null, null);
-                    peer.settle();
+                    out.println(InProcessServer.describe(tallySettings(sync, readModel, specs.get(0))) + "; a fresh server for every run");
                 }
             }
+            final Servers servers = new Servers(sync, peer, peer == null ? null : new Target(Target.LOOPBACK, peer.port(), peerKey, transport),
+                readModelPostgres, runDir);
+            if (warmupRunSeconds > 0)
+            {
+                final LoadSpec warm = spec(Scenario.UNIFORM, Mode.CLOSED, 0, warmupRunSeconds, 1, Math.min(accounts, 10_000));
+                for (final String system : systemOrder(1))
+                {
+                    measure(system, mode + "-warmup", warm, servers);
+                }
+            }
+            final int rowsBefore = rows.size();
             for (int round = 1; round <= rounds; round++)
             {
                 for (final LoadSpec spec : specs)
                 {
-                    final CompareReport.Row row = runScenario(mode, round, spec, tally, peer, peerTarget, runDir);
+                    final CompareReport.Row row = runScenario(mode, round, spec, servers);
                     rows.add(row);
-                    out.println(row.resultLine());
+                    row.resultLines().forEach(out::println);
+                }
+            }
+            if (openLoopFraction > 0 && peer != null)
+            {
+                final CompareReport report = new CompareReport(rows.subList(rowsBefore, rows.size()), rounds);
+                for (final LoadSpec spec : specs)
+                {
+                    final CompareReport.LatencyRow row = runAtEqualLoad(mode, spec, report, servers);
+                    if (row != null)
+                    {
+                        latencyRows.add(row);
+                    }
                 }
             }
         }
         finally
         {
             // A failure to stop a server (or to delete its temporary folder) must not cost the figures already measured.
-            closeQuietly(tally, "Tally");
             closeQuietly(peer, "the peer");
+            closeQuietly(readModelPostgres, "the read models' PostgreSQL");
         }
-        return rows;
     }
 
-    /** One scenario against both systems, Tally first in odd rounds, the peer first in even ones. */
-    private CompareReport.Row runScenario(final String mode, final int round, final LoadSpec spec, final InProcessServer tally,
-        final PeerServer peer, final Target peerTarget, final Path runDir)
+    /** @return the systems of a round in the order they run: Tally first in odd rounds, the peer first in even ones. */
+    private List<String> systemOrder(final int round)
+    {
+        final List<String> order = new ArrayList<>();
+        if (runTally)
+        {
+            for (final boolean readModel : readModels)
+            {
+                order.add(readModel ? TALLY_WHOLE : TALLY_REQUEST_PATH);
+            }
+        }
+        if (runPeer)
+        {
+            order.add(PEER);
+        }
+        if (round % 2 == 0)
+        {
+            java.util.Collections.reverse(order);
+        }
+        return order;
+    }
+
+    private static final String TALLY_WHOLE = "tally-whole";
+    private static final String TALLY_REQUEST_PATH = "tally-request-path";
+    private static final String PEER = "peer";
+
+    /** One scenario against every system, in the round's order. */
+    private CompareReport.Row runScenario(final String mode, final int round, final LoadSpec spec, final Servers servers) throws Exception
     {
         final String label = rounds > 1 ? mode + "-round" + round : mode;
-        final boolean peerFirst = round % 2 == 0;
-        CompareReport.Measured peerResult = peerFirst ? runPeer(label, spec, peer, peerTarget, runDir) : null;
-        CompareReport.Measured tallyResult = null;
-        if (tally != null)
+        final java.util.Map<String, CompareReport.Measured> measured = new java.util.HashMap<>();
+        for (final String system : systemOrder(round))
         {
-            tallyResult = runOne("tally", label, spec, tally.target(), runDir, null, tally);
-            settle(peer);
+            measured.put(system, measure(system, label, spec, servers));
         }
-        if (!peerFirst)
-        {
-            peerResult = runPeer(label, spec, peer, peerTarget, runDir);
-        }
-        return new CompareReport.Row(spec.scenario().cliName(), mode, round, tallyResult, peerResult);
-    }
-
-    /** @return the peer's run of {@code spec}, or null when the peer does not run. */
-    private CompareReport.Measured runPeer(final String label, final LoadSpec spec, final PeerServer peer, final Target peerTarget,
-        final Path runDir)
-    {
-        if (peer == null)
-        {
-            return null;
-        }
-        // The peer has no batch endpoint for measured work: the batch scenario's transfers go one per request.
-        final LoadSpec peerSpec = spec.scenario() == Scenario.BATCH ?
-            spec(Scenario.UNIFORM, spec.seconds(), spec.warmupSeconds(), spec.accounts()) : spec;
-        final String peerLabel = label + (peerSpec == spec ? "" : "-for-batch");
-        final CompareReport.Measured result = runOne("peer", peerLabel, peerSpec, peerTarget, runDir, peer, null);
-        settle(peer);
-        return result;
+        return new CompareReport.Row(spec.scenario().cliName(), mode, round, measured.get(TALLY_WHOLE), measured.get(TALLY_REQUEST_PATH),
+            measured.get(PEER), hotRows.label(HOT_SUB_BALANCES), spec.scenario() == Scenario.BATCH ? batchSize : 0);
     }
 
     /**
-     * One system, one scenario: ScenarioRun (setup, load, the load generator's check), then the peer's SQL check, or
-     * Tally's PostgreSQL writer catching up when its read model runs.
+     * Every system once more, open loop, at the fraction of the peer's median throughput in the closed-loop rounds:
+     * latency at equal load. Null when the peer has no throughput to take a fraction of.
      */
-    private CompareReport.Measured runOne(final String system, final String label, final LoadSpec spec, final Target target, final Path runDir,
-        final PeerServer peer, final InProcessServer tally)
+    private CompareReport.LatencyRow runAtEqualLoad(final String mode, final LoadSpec closed, final CompareReport closedRows,
+        final Servers servers) throws Exception
+    {
+        CompareReport.Row median = null;
+        for (final CompareReport.Row row : closedRows.medians(mode))
+        {
+            if (row.scenario().equals(closed.scenario().cliName()))
+            {
+                median = row;
+            }
+        }
+        if (median == null || median.peer() == null || !median.peer().checkOk())
+        {
+            out.println("no open-loop run of " + closed.scenario().cliName() + ": the peer has no closed-loop throughput to take a fraction of");
+            return null;
+        }
+        final long rateTps = Math.max(closed.operationsPerRequest(), Math.round(median.peer().tps() * openLoopFraction));
+        final int rateRps = (int)Math.max(1, rateTps / closed.operationsPerRequest());
+        final LoadSpec open = spec(closed.scenario(), Mode.OPEN, rateRps, openLoopSeconds > 0 ? openLoopSeconds : seconds, warmupSeconds,
+            closed.accounts());
+        final String label = mode + "-open";
+        final java.util.Map<String, CompareReport.Measured> measured = new java.util.HashMap<>();
+        for (final String system : systemOrder(2))
+        {
+            measured.put(system, measure(system, label, open, servers));
+        }
+        return new CompareReport.LatencyRow(closed.scenario().cliName(), mode, (long)rateRps * closed.operationsPerRequest(),
+            measured.get(TALLY_WHOLE), measured.get(TALLY_REQUEST_PATH), measured.get(PEER), hotRows.label(HOT_SUB_BALANCES),
+            closed.scenario() == Scenario.BATCH ? batchSize : 0);
+    }
+
+    /** One run of one system: Tally on a fresh server (its read model in a fresh database), the peer on emptied tables. */
+    private CompareReport.Measured measure(final String system, final String label, final LoadSpec spec, final Servers servers)
     {
         final String load = CompareReport.loadAverage();
         out.printf(Locale.ROOT, "-- %s, %s, %s (load average %s) --%n", system, spec.scenario().cliName(), label, load);
-        final List<String> notes = new ArrayList<>();
-        final CpuMeter meter = new CpuMeter(peer != null ? peer::postgresCpuNs : tally != null && tally.hasReadModel() ? tally::postgresCpuNs : null);
-        try (PrintStream indented = CompareReport.indented(out, meter::onLine))
+        try
         {
-            final ScenarioRun.Outcome outcome = ScenarioRun.run(spec, target, runDir, system + "-" + label, indented);
-            boolean ok = outcome.checkOk();
-            if (tally != null && tally.hasReadModel())
+            if (PEER.equals(system))
             {
-                ok &= awaitReadModel(tally, meter, indented, notes);
+                final int pool = pools.of(spec.scenario());
+                out.printf(Locale.ROOT, "  peer: tables truncated, pool %d%n", pool);
+                return runOne(system, label, spec, new PeerSide(servers.peer(), servers.peerTarget()).prepare(pool), servers.runDir(), load);
             }
-            if (peer != null)
+            final boolean readModel = TALLY_WHOLE.equals(system);
+            final ReadModelPostgres.Database database = readModel ? servers.readModelPostgres().createDatabase() : null;
+            final InProcessServer tally = new InProcessServer(tallySettings(servers.sync(), readModel, spec), database);
+            try
             {
-                final PeerCheck.Report sqlCheck = peer.checker().run(0);
-                for (final String property : sqlCheck.verified())
-                {
-                    indented.println("peer SQL check ok  " + property);
-                }
-                for (final String failure : sqlCheck.failures())
-                {
-                    indented.println("peer SQL check BAD " + failure);
-                    notes.add(failure);
-                }
-                ok &= sqlCheck.ok();
+                return runOne(system, label, spec, new TallySide(tally), servers.runDir(), load);
             }
-            final CompareReport.CpuCost cpu = meter.cost();
-            indented.println("cpu per transfer applied (end of setup to end of check): " + cpu.text() + " us");
-            return CompareReport.Measured.of(outcome.resultLine(), ok, cpu, load, notes);
+            finally
+            {
+                closeQuietly(tally, "Tally");
+                // The server's tables (gigabytes) go before the next run starts.
+                System.gc();
+            }
         }
         catch (final Exception ex)
         {
             out.println("  " + system + " run failed: " + ex);
-            notes.add(ex.toString());
-            return CompareReport.Measured.failed(load, notes);
+            return CompareReport.Measured.failed(load, List.of(ex.toString()));
         }
     }
 
-    /**
-     * Tally with its read model: the run is over when PostgreSQL holds it. Reports the writer's lag at the end of the
-     * window and how long it took to catch up, and moves the CPU measurement's end there.
-     */
-    private boolean awaitReadModel(final InProcessServer tally, final CpuMeter meter, final PrintStream indented, final List<String> notes)
+    /** ScenarioRun (setup, load, the load generator's check) with the side's hooks, then the side's own check. */
+    private CompareReport.Measured runOne(final String system, final String label, final LoadSpec spec, final SystemSide side, final Path runDir,
+        final String load) throws Exception
     {
-        final long lag = tally.readModelLagCommands();
-        final long startNs = System.nanoTime();
-        final boolean caughtUp = tally.awaitReadModel(java.time.Duration.ofMinutes(5));
-        indented.printf(Locale.ROOT, "read model: PostgreSQL writer %,d commands behind after the check, caught up in %.1f s%s%n", lag,
-            (System.nanoTime() - startNs) / 1e9, caughtUp ? "" : " -- NOT within 5 minutes");
-        if (!caughtUp)
+        final List<String> notes = new ArrayList<>();
+        try (PrintStream indented = CompareReport.indented(out, side.meter()::onLine))
         {
-            notes.add("the PostgreSQL writer did not catch up within 5 minutes");
-            return false;
-        }
-        meter.remeasure();
-        return true;
-    }
-
-    /**
-     * Reads the load generator's report as it is printed: CPU snapshots when setup ends ({@code setup:})
-     * and when the outcomes are printed (after the check), and the transfers applied over the run.
-     */
-    private static final class CpuMeter
-    {
-        private static final java.util.regex.Pattern APPLIED = java.util.regex.Pattern.compile("outcomes\\s+applied ([0-9,]+)");
-        private final java.util.function.LongSupplier postgresCpuNs;
-        private long jvmStartNs = -1;
-        private long postgresStartNs;
-        private long transfers;
-        private CompareReport.CpuCost cost = CompareReport.CpuCost.UNKNOWN;
-
-        /** @param postgresCpuNs the CPU of the system's PostgreSQL, ns; null when it has none. */
-        CpuMeter(final java.util.function.LongSupplier postgresCpuNs)
-        {
-            this.postgresCpuNs = postgresCpuNs;
-        }
-
-        void onLine(final String line)
-        {
-            if (jvmStartNs < 0 && line.startsWith("setup:"))
-            {
-                jvmStartNs = ProcessCpu.jvmNs();
-                postgresStartNs = postgresCpuNs == null ? 0 : postgresCpuNs.getAsLong();
-                return;
-            }
-            final java.util.regex.Matcher applied = APPLIED.matcher(line);
-            if (jvmStartNs >= 0 && applied.find())
-            {
-                transfers = Long.parseLong(applied.group(1).replace(",", ""));
-                remeasure();
-            }
-        }
-
-        /** Ends the measurement now (the same transfers, the CPU used up to this moment). */
-        void remeasure()
-        {
-            if (jvmStartNs < 0)
-            {
-                return;
-            }
-            final double jvmNs = ProcessCpu.jvmNs() - jvmStartNs;
-            final double postgresNs = postgresCpuNs == null ? 0 : postgresCpuNs.getAsLong() - postgresStartNs;
-            cost = transfers <= 0 ? CompareReport.CpuCost.UNKNOWN :
-                new CompareReport.CpuCost(jvmNs / 1_000.0 / transfers, postgresNs / 1_000.0 / transfers, transfers);
-        }
-
-        CompareReport.CpuCost cost()
-        {
-            return cost;
+            final ScenarioRun.Outcome outcome = ScenarioRun.run(spec, side.target(), runDir, system + "-" + label, indented, side);
+            final boolean ok = outcome.checkOk() & side.finish(indented, notes);
+            final CompareReport.CpuCost cpu = side.meter().cost();
+            indented.println("cpu per transfer applied (end of setup to end of check" + (Double.isNaN(side.catchUpS()) ? "" : " and catch-up") +
+                "): " + cpu.text() + " us");
+            return CompareReport.Measured.of(outcome.resultLine(), ok, side.catchUpS(), spec.seconds(), outcome.keptUp(), cpu, load, notes);
         }
     }
 
@@ -445,28 +471,13 @@ final class CompareCommand implements Callable<Integer>
         }
     }
 
-    private void settle(final PeerServer peer)
-    {
-        try
-        {
-            if (peer != null)
-            {
-                peer.settle();
-            }
-        }
-        catch (final java.sql.SQLException ex)
-        {
-            out.println("  could not settle PostgreSQL: " + ex.getMessage());
-        }
-        System.gc();
-    }
-
-    private LoadSpec spec(final Scenario scenario, final int measuredSeconds, final int warmup, final int accountCount)
+    private LoadSpec spec(final Scenario scenario, final Mode mode, final int rateRps, final int measuredSeconds, final int warmup,
+        final int accountCount)
     {
         // A batch request carries batchSize transfers: fewer connections keep as many transfers in flight
         // without queueing 6,400 of them (64 x 100) behind each other, which only adds latency.
         final int clients = scenario == Scenario.BATCH ? batchConnections : connections;
-        return new LoadSpec(scenario, Mode.CLOSED, clients, depth, 1, measuredSeconds, warmup, accountCount, batchSize, 16, true,
+        return new LoadSpec(scenario, mode, clients, depth, rateRps, measuredSeconds, warmup, accountCount, batchSize, HOT_SUB_BALANCES, true,
             checkSample, 10, clientThreads, seed);
     }
 
@@ -476,27 +487,23 @@ final class CompareCommand implements Callable<Integer>
      */
     static final long ASYNC_FORCE_INTERVAL_MS = 10;
 
-    private InProcessServer.Settings tallySettings(final boolean sync, final List<LoadSpec> specs)
+    /** A server for one run: room for that run's accounts (funding and hot included) and its hot account's sub-balances. */
+    private InProcessServer.Settings tallySettings(final boolean sync, final boolean readModel, final LoadSpec spec)
     {
-        // Every run opens its own accounts: the warm-up run's, then each scenario's in each round.
-        int accountsMax = 16 + Math.min(accounts, 10_000);
-        for (final LoadSpec spec : specs)
-        {
-            accountsMax += rounds * spec.accounts();
-        }
+        final int accountsMax = spec.accounts() + 16;
         return new InProcessServer.Settings(sync ? Durability.SYNC : Durability.ASYNC,
             WaitStrategyName.valueOf(tallyWaitStrategy.trim().toUpperCase(Locale.ROOT)), tallyIoThreads, 16_384, 100,
-            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX * (rounds * specs.size() + 1), tallyKeysMax, null,
-            onOff(tallyReadModel), ASYNC_FORCE_INTERVAL_MS, transport);
+            tallyRetentionMs, accountsMax, accountsMax + LoadSpec.SUB_BALANCES_MAX, tallyKeysMax, null, readModel, ASYNC_FORCE_INTERVAL_MS,
+            transport);
     }
 
     static boolean onOff(final String value)
     {
-        if ("on".equalsIgnoreCase(value))
+        if ("on".equalsIgnoreCase(value.trim()))
         {
             return true;
         }
-        if ("off".equalsIgnoreCase(value))
+        if ("off".equalsIgnoreCase(value.trim()))
         {
             return false;
         }

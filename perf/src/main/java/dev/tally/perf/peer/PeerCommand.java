@@ -32,6 +32,11 @@ final class PeerCommand implements Callable<Integer>
     @CommandLine.Option(names = "--io-threads", defaultValue = "1", description = "Netty I/O threads (default: ${DEFAULT-VALUE}).")
     int ioThreads;
 
+    @CommandLine.Option(names = "--hot-rows", defaultValue = "sub-balances",
+        description = "Balance rows of an account with sub-balances: sub-balances (as many as it has) or a number; 1 is the naive " +
+            "one-row design (default: ${DEFAULT-VALUE}).")
+    String hotRows;
+
     @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
         description = "Netty transport: auto (io_uring where the kernel offers it, else nio), nio or io_uring (default: ${DEFAULT-VALUE}).")
     NettyTransport transport;
@@ -42,7 +47,7 @@ final class PeerCommand implements Callable<Integer>
     {
         CompareMain.quietLogs();
         final PeerConfig config = new PeerConfig(CompareCommand.onOff(synchronousCommit), pool, 16_384, ioThreads, TransferPath.parse(path),
-            apiKeys, port, transport);
+            apiKeys, port, transport, HotRows.parse(hotRows));
         final CountDownLatch stopped = new CountDownLatch(1);
         final PeerServer peer = new PeerServer(config);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

@@ -15,18 +15,17 @@ import java.util.List;
  * @param apiKeys           {@code TENANT:KEY} pairs, as Tally's {@code --api-key}.
  * @param port              HTTP port on 127.0.0.1; 0 picks a free one.
  * @param transport         the Netty transport, as Tally's {@code --transport}: the same front end on both sides.
+ * @param hotRows           the balance rows of a hot account: as many as its sub-balances, or a fixed number (1: the naive design).
  */
 public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, int ioThreads, TransferPath path, List<String> apiKeys,
-    int port, NettyTransport transport)
+    int port, NettyTransport transport, HotRows hotRows)
 {
     public static final int POOL_SIZE_MAX = 256;
     public static final int QUEUE_MAX = 1 << 20;
     /**
-     * Default pool (docs/benchmarks/history/2026-11-30-peer-choices.md): on the shared 2-core machine
-     * 4, 8 and 16 measured within noise of each other on throughput; PostgreSQL's CPU per transfer on the
-     * hot account grew with the pool (more lock waiters to wake: 338, 494-576, 612-685 µs for 4, 8, 16),
-     * on uniform it did not. 8 (PostgreSQL's rule of thumb, 2 x cores + disks, rounded up so that group
-     * commit has several committers to batch under synchronous_commit = on).
+     * The pool of {@code tally-perf peer} and of the peer's tests: PostgreSQL's rule of thumb, 2 x cores + disks, rounded
+     * up so that group commit has several committers to batch under synchronous_commit = on. {@code compare} sizes the pool
+     * per scenario ({@link PeerPools}).
      */
     public static final int POOL_SIZE_DEFAULT = 8;
 
@@ -54,13 +53,14 @@ public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, 
         }
         apiKeys = List.copyOf(apiKeys);
         transport = transport.resolve();
+        java.util.Objects.requireNonNull(hotRows, "hotRows");
     }
 
-    /** Over {@link NettyTransport#AUTO}. */
+    /** Over {@link NettyTransport#AUTO}, hot accounts in as many rows as sub-balances. */
     public PeerConfig(final boolean synchronousCommit, final int poolSize, final int queueMax, final int ioThreads, final TransferPath path,
         final List<String> apiKeys, final int port)
     {
-        this(synchronousCommit, poolSize, queueMax, ioThreads, path, apiKeys, port, NettyTransport.AUTO);
+        this(synchronousCommit, poolSize, queueMax, ioThreads, path, apiKeys, port, NettyTransport.AUTO, HotRows.SUB_BALANCES);
     }
 
     /** @return the defaults with one API key and the given durability. */
@@ -72,12 +72,18 @@ public record PeerConfig(boolean synchronousCommit, int poolSize, int queueMax, 
     /** @return a copy with another pool size. */
     public PeerConfig withPoolSize(final int size)
     {
-        return new PeerConfig(synchronousCommit, size, queueMax, ioThreads, path, apiKeys, port, transport);
+        return new PeerConfig(synchronousCommit, size, queueMax, ioThreads, path, apiKeys, port, transport, hotRows);
+    }
+
+    /** @return a copy with another hot-account design. */
+    public PeerConfig withHotRows(final HotRows rows)
+    {
+        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, path, apiKeys, port, transport, rows);
     }
 
     /** @return a copy with another transfer path ({@code function} or {@code statements}). */
     public PeerConfig withPath(final String name)
     {
-        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, TransferPath.parse(name), apiKeys, port, transport);
+        return new PeerConfig(synchronousCommit, poolSize, queueMax, ioThreads, TransferPath.parse(name), apiKeys, port, transport, hotRows);
     }
 }

@@ -105,6 +105,13 @@ final class PeerDatabase implements AutoCloseable
         return pool;
     }
 
+    /** Sets the pool's size (and its idle minimum, so that it keeps that many connections open). */
+    void resizePool(final int size)
+    {
+        pool.getHikariConfigMXBean().setMaximumPoolSize(size);
+        pool.getHikariConfigMXBean().setMinimumIdle(size);
+    }
+
     /** @return a fresh connection outside the pool (checks, maintenance). */
     Connection connect() throws SQLException
     {

@@ -39,8 +39,9 @@ import java.util.concurrent.RejectedExecutionException;
  * <pre>
  *   POST /v1/transfers        Idempotency-Key, TransferRequest  -> 201 | 409 | 422 (stored) | 422 key reused
  *   POST /v1/accounts         Idempotency-Key, AccountRequest   -> 201 | 409 (stored)
- *   POST /v1/batch            setup only: {"operations":[{"op":"account"|"transfer","idempotencyKey","body"}]}, one transaction
- *   GET  /v1/accounts/{id}    balances, Tally's shape with one sub-balance
+ *   POST /v1/batch            {"atomic":false,"operations":[{"op":"account"|"transfer","idempotencyKey","body"}]}: ONE transaction,
+ *                             each operation its own result (non-atomic, as Tally's)
+ *   GET  /v1/accounts/{id}    balances, Tally's shape, one sub-balance per balance row
  *   GET  /health
  * </pre>
  */
@@ -208,7 +209,7 @@ final class PeerHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest>
                 {
                     if (PeerBody.bool(parser, name))
                     {
-                        throw new InvalidRequest(PeerProblem.INVALID_REQUEST, "the peer's setup batch is never atomic", name);
+                        throw new InvalidRequest(PeerProblem.INVALID_REQUEST, "the peer's batch is never atomic", name);
                     }
                 }
                 else if ("operations".equals(name) && parser.currentToken() == JsonToken.START_ARRAY)

@@ -1,6 +1,5 @@
 package dev.tally.perf.peer;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,10 +27,10 @@ final class PeerLedger
     private static final String SQLSTATE_SERIALIZATION = "40001";
 
     private static final String CALL_TRANSFER = "SELECT status_code, body, replayed FROM peer_transfer(?,?,?,?::uuid,?,?,?,?,?,?,?,?)";
-    private static final String CALL_ACCOUNT = "SELECT status_code, body, replayed FROM peer_create_account(?,?,?,?,?,?,?,?)";
-    private static final String CALL_ACCOUNTS = "SELECT status_code, body, replayed FROM peer_create_accounts(?,?,?,?,?,?,?,?)";
+    private static final String CALL_ACCOUNT = "SELECT status_code, body, replayed FROM peer_create_account(?,?,?,?,?,?,?,?,?)";
+    private static final String CALL_ACCOUNTS = "SELECT status_code, body, replayed FROM peer_create_accounts(?,?,?,?,?,?,?,?,?)";
     private static final String CALL_TRANSFERS = "SELECT status_code, body, replayed FROM peer_transfers(?,?,?,?,?,?,?,?,?,?,?,?)";
-    private static final String READ_ACCOUNT = "SELECT tenant_id, currency, constrained, balance FROM accounts WHERE id = ?";
+    private static final String READ_ACCOUNT = "SELECT tenant_id, currency, constrained, balance FROM accounts WHERE id = ? ORDER BY slot";
 
     // The STATEMENTS path: the same steps as peer_transfer, one prepared statement each.
     private static final String CLAIM_KEY =
@@ -43,21 +42,27 @@ final class PeerLedger
     private static final String STORE_RESPONSE =
         "UPDATE idempotency_keys SET response_code = ?, response_body = ?, transfer_id = NULL WHERE tenant_id = ? AND idem_key = ?";
     private static final String INSERT_ROWS =
-        "WITH entries AS (INSERT INTO ledger_entries (transfer_id, tenant_id, idem_key, account_id, amount_minor, currency, reference, created_at) " +
-        "VALUES (?::uuid, ?, ?, ?, ?, ?, ?, ?), (?::uuid, ?, ?, ?, ?, ?, ?, ?) RETURNING entry_id), " +
-        "event AS (INSERT INTO outbox (aggregate_id, event_type, payload, created_at) VALUES (?::uuid, 'transfer.posted', ?::jsonb, ?) RETURNING event_id) " +
-        "SELECT (SELECT array_agg(entry_id) FROM entries), (SELECT event_id FROM event)";
+        "WITH entries AS (INSERT INTO ledger_entries (transfer_id, tenant_id, account_id, amount_minor, currency, reference, created_at) " +
+        "VALUES (?::uuid, ?, ?, ?, ?, ?, ?), (?::uuid, ?, ?, ?, ?, ?, ?) RETURNING ctid), " +
+        "event AS (INSERT INTO outbox (aggregate_id, event_type, payload, created_at) VALUES (?::uuid, 'transfer.posted', ?::jsonb, ?) RETURNING ctid) " +
+        "SELECT (SELECT array_agg(ctid)::text FROM entries), (SELECT ctid::text FROM event)";
     private static final String DEBIT =
-        "UPDATE accounts SET balance = balance - ? WHERE id = ? AND tenant_id = ? AND currency = ? AND (balance >= ? OR NOT constrained)";
-    private static final String CREDIT = "UPDATE accounts SET balance = balance + ? WHERE id = ? AND tenant_id = ? AND currency = ?";
-    private static final String UNDO = "UPDATE accounts SET balance = balance + ? WHERE id = ?";
-    private static final String REJECT = "SELECT status_code, body FROM peer_reject(?, ?, ?, ?, ?, ?, ?, ?)";
+        "UPDATE accounts SET balance = balance - ? WHERE id = ? AND slot = mod(peer_key_hash(?), slots) AND tenant_id = ? AND currency = ? " +
+        "AND (balance >= ? OR NOT constrained) RETURNING slot";
+    private static final String DEBIT_OTHER_SLOTS = "SELECT peer_debit_other_slots(?, ?, ?, ?, peer_key_hash(?))";
+    private static final String CREDIT =
+        "UPDATE accounts SET balance = balance + ? WHERE id = ? AND slot = mod(peer_key_hash(?), slots) AND tenant_id = ? AND currency = ? " +
+        "RETURNING slot";
+    private static final String UNDO = "UPDATE accounts SET balance = balance + ? WHERE id = ? AND slot = ?";
+    private static final String REJECT = "SELECT status_code, body FROM peer_reject(?, ?, ?, ?, ?, ?, ?::tid[], ?::tid)";
 
     private final TransferPath path;
+    private final HotRows hotRows;
 
-    PeerLedger(final TransferPath path)
+    PeerLedger(final TransferPath path, final HotRows hotRows)
     {
         this.path = path;
+        this.hotRows = hotRows;
     }
 
     /** A transfer, prepared on the I/O thread: everything the transaction needs, rendered once. */
@@ -179,8 +184,8 @@ final class PeerLedger
             }
         }
         // 4. ledger rows and outbox row, before the row locks
-        final Array entryIds;
-        final long eventId;
+        final String entryRows;
+        final String eventRow;
         try (PreparedStatement insert = connection.prepareStatement(INSERT_ROWS))
         {
             int i = 1;
@@ -192,26 +197,28 @@ final class PeerLedger
             try (ResultSet rows = insert.executeQuery())
             {
                 rows.next();
-                entryIds = rows.getArray(1);
-                eventId = rows.getLong(2);
+                entryRows = rows.getString(1);
+                eventRow = rows.getString(2);
             }
         }
-        // 5. balances, lower id first
+        // 5. balances, lower id first, each on one slot row
         final boolean debitFirst = r.debitAccountId() < r.creditAccountId();
-        if (!move(connection, t, debitFirst))
+        final int firstSlot = debitFirst ? debit(connection, t) : credit(connection, t);
+        if (firstSlot < 0)
         {
-            return rejectAndCommit(connection, t, entryIds, eventId);
+            return rejectAndCommit(connection, t, entryRows, eventRow);
         }
-        if (!move(connection, t, !debitFirst))
+        if ((debitFirst ? credit(connection, t) : debit(connection, t)) < 0)
         {
             // 6. undo the first move, still under our row lock
             try (PreparedStatement undo = connection.prepareStatement(UNDO))
             {
                 undo.setLong(1, debitFirst ? r.amountMinor() : -r.amountMinor());
                 undo.setLong(2, debitFirst ? r.debitAccountId() : r.creditAccountId());
+                undo.setInt(3, firstSlot);
                 undo.executeUpdate();
             }
-            return rejectAndCommit(connection, t, entryIds, eventId);
+            return rejectAndCommit(connection, t, entryRows, eventRow);
         }
         connection.commit();
         return new Outcome(201, t.successBody(), false);
@@ -223,7 +230,6 @@ final class PeerLedger
         int i = from;
         insert.setString(i++, t.transferId().toString());
         insert.setLong(i++, t.tenantId());
-        insert.setString(i++, t.key());
         insert.setLong(i++, accountId);
         insert.setLong(i++, amountMinor);
         insert.setString(i++, t.request().currency());
@@ -232,21 +238,60 @@ final class PeerLedger
         return i;
     }
 
-    /** @return true when the debit (guarded) or the credit was applied. */
-    private static boolean move(final Connection connection, final PreparedTransfer t, final boolean debit) throws SQLException
+    /** @return the slot the guarded debit took the amount from (its key's slot, else the first other slot that could pay); -1 for none. */
+    private static int debit(final Connection connection, final PreparedTransfer t) throws SQLException
     {
         final TransferRequest r = t.request();
-        try (PreparedStatement update = connection.prepareStatement(debit ? DEBIT : CREDIT))
+        try (PreparedStatement update = connection.prepareStatement(DEBIT))
         {
             update.setLong(1, r.amountMinor());
-            update.setLong(2, debit ? r.debitAccountId() : r.creditAccountId());
-            update.setLong(3, t.tenantId());
-            update.setString(4, r.currency());
-            if (debit)
+            update.setLong(2, r.debitAccountId());
+            update.setString(3, t.key());
+            update.setLong(4, t.tenantId());
+            update.setString(5, r.currency());
+            update.setLong(6, r.amountMinor());
+            final int slot = slotOrMinusOne(update);
+            if (slot >= 0)
             {
-                update.setLong(5, r.amountMinor());
+                return slot;
             }
-            return update.executeUpdate() == 1;
+        }
+        try (PreparedStatement others = connection.prepareStatement(DEBIT_OTHER_SLOTS))
+        {
+            others.setLong(1, t.tenantId());
+            others.setLong(2, r.debitAccountId());
+            others.setString(3, r.currency());
+            others.setLong(4, r.amountMinor());
+            others.setString(5, t.key());
+            return slotOrMinusOne(others);
+        }
+    }
+
+    /** @return the slot credited (its key's slot); -1 when the account is not there for this tenant and currency. */
+    private static int credit(final Connection connection, final PreparedTransfer t) throws SQLException
+    {
+        final TransferRequest r = t.request();
+        try (PreparedStatement update = connection.prepareStatement(CREDIT))
+        {
+            update.setLong(1, r.amountMinor());
+            update.setLong(2, r.creditAccountId());
+            update.setString(3, t.key());
+            update.setLong(4, t.tenantId());
+            update.setString(5, r.currency());
+            return slotOrMinusOne(update);
+        }
+    }
+
+    private static int slotOrMinusOne(final PreparedStatement statement) throws SQLException
+    {
+        try (ResultSet rows = statement.executeQuery())
+        {
+            if (!rows.next())
+            {
+                return -1;
+            }
+            final int slot = rows.getInt(1);
+            return rows.wasNull() ? -1 : slot;
         }
     }
 
@@ -282,7 +327,7 @@ final class PeerLedger
         return new Outcome(409, text, false);
     }
 
-    private static Outcome rejectAndCommit(final Connection connection, final PreparedTransfer t, final Array entryIds, final long eventId)
+    private static Outcome rejectAndCommit(final Connection connection, final PreparedTransfer t, final String entryRows, final String eventRow)
         throws SQLException
     {
         final TransferRequest r = t.request();
@@ -294,8 +339,8 @@ final class PeerLedger
             reject.setLong(4, r.creditAccountId());
             reject.setString(5, r.currency());
             reject.setString(6, r.amountText());
-            reject.setArray(7, entryIds);
-            reject.setLong(8, eventId);
+            reject.setString(7, entryRows);
+            reject.setString(8, eventRow);
             try (ResultSet rows = reject.executeQuery())
             {
                 rows.next();
@@ -318,25 +363,78 @@ final class PeerLedger
             call.setLong(4, request.id());
             call.setString(5, request.currency());
             call.setBoolean(6, request.constrained());
-            call.setTimestamp(7, new Timestamp(nowMs));
-            call.setString(8, request.successBody(nowMs));
+            call.setInt(7, hotRows.rowsOf(request.subBalances()));
+            call.setTimestamp(8, new Timestamp(nowMs));
+            call.setString(9, request.successBody(nowMs, hotRows.rowsOf(request.subBalances())));
             final Outcome outcome = single(call);
             commitUnlessAuto(connection);
             return outcome;
         }
     }
 
-    /** One operation of a setup batch. */
+    /** One operation of a batch. */
     record BatchOperation(String key, AccountRequest account, TransferRequest transfer)
     {
     }
 
     /**
-     * Setup only: a batch's operations in ONE transaction, each through the same function as a single
-     * request, runs of the same kind in one round trip. Never used by a measured run (the peer gets the
-     * batch scenario's transfers one per request).
+     * A batch request's operations in ONE transaction, non-atomic (each operation its own result), runs of the
+     * same kind in one round trip ({@code peer_create_accounts}, {@code peer_transfers}). A batch of one kind is
+     * one call, which in autocommit mode is its own transaction; a mixed batch runs its calls inside one explicit
+     * transaction. Retried whole on a deadlock, a serialization failure or a reference race, as a single transfer.
      */
     List<Outcome> batch(final Connection connection, final long tenantId, final List<BatchOperation> operations, final long nowMs)
+        throws SQLException
+    {
+        final boolean explicit = connection.getAutoCommit() && runCount(operations) > 1;
+        if (explicit)
+        {
+            connection.setAutoCommit(false);
+        }
+        try
+        {
+            for (int attempt = 1; ; attempt++)
+            {
+                try
+                {
+                    return batchOnce(connection, tenantId, operations, nowMs);
+                }
+                catch (final SQLException ex)
+                {
+                    if (!connection.getAutoCommit())
+                    {
+                        connection.rollback();
+                    }
+                    if (attempt == ATTEMPTS_MAX || !isRetryable(ex.getSQLState()))
+                    {
+                        throw ex;
+                    }
+                }
+            }
+        }
+        finally
+        {
+            if (explicit)
+            {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static int runCount(final List<BatchOperation> operations)
+    {
+        int runs = 0;
+        for (int i = 0; i < operations.size(); i++)
+        {
+            if (i == 0 || (operations.get(i).account() != null) != (operations.get(i - 1).account() != null))
+            {
+                runs++;
+            }
+        }
+        return runs;
+    }
+
+    private List<Outcome> batchOnce(final Connection connection, final long tenantId, final List<BatchOperation> operations, final long nowMs)
         throws SQLException
     {
         final List<Outcome> outcomes = new ArrayList<>(operations.size());
@@ -357,7 +455,7 @@ final class PeerLedger
         return outcomes;
     }
 
-    private static List<Outcome> accountRun(final Connection connection, final long tenantId, final List<BatchOperation> run, final long nowMs)
+    private List<Outcome> accountRun(final Connection connection, final long tenantId, final List<BatchOperation> run, final long nowMs)
         throws SQLException
     {
         final int n = run.size();
@@ -366,6 +464,7 @@ final class PeerLedger
         final Long[] ids = new Long[n];
         final String[] currencies = new String[n];
         final Boolean[] constrained = new Boolean[n];
+        final Integer[] rows = new Integer[n];
         final String[] bodies = new String[n];
         for (int i = 0; i < n; i++)
         {
@@ -375,7 +474,8 @@ final class PeerLedger
             ids[i] = a.id();
             currencies[i] = a.currency();
             constrained[i] = a.constrained();
-            bodies[i] = a.successBody(nowMs);
+            rows[i] = hotRows.rowsOf(a.subBalances());
+            bodies[i] = a.successBody(nowMs, rows[i]);
         }
         try (PreparedStatement call = connection.prepareStatement(CALL_ACCOUNTS))
         {
@@ -385,8 +485,9 @@ final class PeerLedger
             call.setArray(4, connection.createArrayOf("bigint", ids));
             call.setArray(5, connection.createArrayOf("text", currencies));
             call.setArray(6, connection.createArrayOf("boolean", constrained));
-            call.setTimestamp(7, new Timestamp(nowMs));
-            call.setArray(8, connection.createArrayOf("text", bodies));
+            call.setArray(7, connection.createArrayOf("integer", rows));
+            call.setTimestamp(8, new Timestamp(nowMs));
+            call.setArray(9, connection.createArrayOf("text", bodies));
             return all(call);
         }
     }
@@ -438,21 +539,44 @@ final class PeerLedger
         }
     }
 
-    /** An account as stored, or null when it does not exist or belongs to another tenant. */
-    record AccountRow(long id, String currency, boolean constrained, long balanceMinor)
+    /**
+     * An account as stored: its slot rows' balances in slot order.
+     *
+     * @param slotBalancesMinor each slot's balance; the account's balance is their sum.
+     */
+    record AccountRow(long id, String currency, boolean constrained, long[] slotBalancesMinor)
     {
-        /** @return the {@code GET /v1/accounts/{id}} body, Tally's shape with one sub-balance. */
+        long balanceMinor()
+        {
+            long sum = 0;
+            for (final long slot : slotBalancesMinor)
+            {
+                sum = Math.addExact(sum, slot);
+            }
+            return sum;
+        }
+
+        /** @return the {@code GET /v1/accounts/{id}} body, Tally's shape: one sub-balance per slot row. */
         String body()
         {
-            final String balance = PeerMoney.format(balanceMinor, currency);
+            final String balance = PeerMoney.format(balanceMinor(), currency);
             final String zero = PeerMoney.format(0, currency);
-            return "{\"id\":" + id + ",\"currency\":\"" + currency + "\",\"subBalances\":1,\"debitsMustNotExceedCredits\":" + constrained +
-                ",\"overdraftLimit\":\"" + zero + "\",\"posted\":\"" + balance + "\",\"held\":\"" + zero + "\",\"available\":\"" + balance +
-                "\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"" + balance + "\",\"held\":\"" + zero + "\",\"available\":\"" + balance +
-                "\"}]}";
+            final StringBuilder json = new StringBuilder(256 + 96 * slotBalancesMinor.length).append("{\"id\":").append(id)
+                .append(",\"currency\":\"").append(currency).append("\",\"subBalances\":").append(slotBalancesMinor.length)
+                .append(",\"debitsMustNotExceedCredits\":").append(constrained).append(",\"overdraftLimit\":\"").append(zero)
+                .append("\",\"posted\":\"").append(balance).append("\",\"held\":\"").append(zero).append("\",\"available\":\"").append(balance)
+                .append("\",\"subBalanceDetail\":[");
+            for (int slot = 0; slot < slotBalancesMinor.length; slot++)
+            {
+                final String slotBalance = PeerMoney.format(slotBalancesMinor[slot], currency);
+                json.append(slot == 0 ? "" : ",").append("{\"index\":").append(slot).append(",\"posted\":\"").append(slotBalance)
+                    .append("\",\"held\":\"").append(zero).append("\",\"available\":\"").append(slotBalance).append("\"}");
+            }
+            return json.append("]}").toString();
         }
     }
 
+    /** @return the account, or null when it does not exist or belongs to another tenant. */
     AccountRow readAccount(final Connection connection, final long tenantId, final long accountId) throws SQLException
     {
         try (PreparedStatement read = connection.prepareStatement(READ_ACCOUNT))
@@ -460,10 +584,31 @@ final class PeerLedger
             read.setLong(1, accountId);
             try (ResultSet rows = read.executeQuery())
             {
-                final AccountRow row = rows.next() && rows.getLong(1) == tenantId ?
-                    new AccountRow(accountId, rows.getString(2), rows.getBoolean(3), rows.getLong(4)) : null;
+                String currency = null;
+                boolean constrained = false;
+                final List<Long> slots = new ArrayList<>();
+                while (rows.next())
+                {
+                    if (rows.getLong(1) != tenantId)
+                    {
+                        commitUnlessAuto(connection);
+                        return null;
+                    }
+                    currency = rows.getString(2);
+                    constrained = rows.getBoolean(3);
+                    slots.add(rows.getLong(4));
+                }
                 commitUnlessAuto(connection);
-                return row;
+                if (slots.isEmpty())
+                {
+                    return null;
+                }
+                final long[] balances = new long[slots.size()];
+                for (int i = 0; i < balances.length; i++)
+                {
+                    balances[i] = slots.get(i);
+                }
+                return new AccountRow(accountId, currency, constrained, balances);
             }
         }
     }

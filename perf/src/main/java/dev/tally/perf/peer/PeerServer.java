@@ -29,13 +29,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *                              ▼
  *                        JDBC executor, N threads ── HikariCP, N connections ──► PostgreSQL 14 (embedded, own data dir)
  *                              │                                                   peer_transfer(): ONE transaction
+ *                              │                                                   peer_transfers(): ONE per batch request
  *                              ▼
  *                        reply back on the connection's event loop, in request order
  * </pre>
  *
- * Setup of a load run goes through {@code POST /v1/batch} (account and transfer operations, one
- * transaction per batch, each operation through the same SQL function as a single request); the
- * measured requests are single {@code POST /v1/transfers}.
+ * A single {@code POST /v1/transfers} is one transaction; a {@code POST /v1/batch} (setup, and the
+ * {@code batch} scenario) is one transaction for all its operations. A hot account is as many balance
+ * rows as its {@link HotRows} variant gives it. Between measured runs a compare empties the tables
+ * ({@link #truncate}), sizes the pool for the next scenario ({@link #resizePool}) and, once the run's setup is
+ * done, lets PostgreSQL settle ({@link #settle}).
  */
 public final class PeerServer implements AutoCloseable
 {
@@ -59,7 +62,7 @@ public final class PeerServer implements AutoCloseable
             new ArrayBlockingQueue<>(config.queueMax()), new JdbcThreads());
         jdbc.prestartAllCoreThreads();
         // 3. HTTP on loopback.
-        final PeerLedger ledger = new PeerLedger(config.path());
+        final PeerLedger ledger = new PeerLedger(config.path(), config.hotRows());
         boss = new MultiThreadIoEventLoopGroup(1, config.transport().ioHandlers());
         workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), config.transport().ioHandlers());
         serverChannel = new ServerBootstrap()
@@ -101,9 +104,9 @@ public final class PeerServer implements AutoCloseable
     }
 
     /**
-     * Lets PostgreSQL settle between measured runs, so that its background work does not land in the next
-     * run (of either system): a CHECKPOINT, then a VACUUM ANALYZE of the tables (what autovacuum would
-     * otherwise start at a random moment).
+     * Lets PostgreSQL settle before a measured window, so that neither the work of setup nor PostgreSQL's background
+     * work lands in it: a VACUUM ANALYZE of the tables (what autovacuum would otherwise start at a random moment, and
+     * statistics for the planner), then a CHECKPOINT (the dirty pages of setup written now, not in the window).
      */
     public void settle() throws SQLException
     {
@@ -112,6 +115,45 @@ public final class PeerServer implements AutoCloseable
             statement.execute("VACUUM (ANALYZE) accounts, idempotency_keys, ledger_entries, outbox");
             statement.execute("CHECKPOINT");
         }
+    }
+
+    /** Empties every table, so that each measured run starts from the same empty database. No request may be in flight. */
+    public void truncate() throws SQLException
+    {
+        try (java.sql.Connection connection = database.connect(); java.sql.Statement statement = connection.createStatement())
+        {
+            statement.execute("TRUNCATE accounts, idempotency_keys, ledger_entries, outbox RESTART IDENTITY");
+        }
+    }
+
+    /**
+     * Sets the pool to {@code size} connections and as many JDBC threads. No request may be in flight. Connections above
+     * the new size are closed as they fall idle; the threads above it end.
+     */
+    public void resizePool(final int size)
+    {
+        if (size < 1 || size > PeerConfig.POOL_SIZE_MAX)
+        {
+            throw new IllegalArgumentException("pool size must be 1.." + PeerConfig.POOL_SIZE_MAX + ", was " + size);
+        }
+        if (size >= jdbc.getMaximumPoolSize())
+        {
+            jdbc.setMaximumPoolSize(size);
+            jdbc.setCorePoolSize(size);
+        }
+        else
+        {
+            jdbc.setCorePoolSize(size);
+            jdbc.setMaximumPoolSize(size);
+        }
+        jdbc.prestartAllCoreThreads();
+        database.resizePool(size);
+    }
+
+    /** @return the pool's size now: connections = JDBC threads. */
+    public int poolSize()
+    {
+        return jdbc.getCorePoolSize();
     }
 
     /** @return CPU time used so far by this peer's PostgreSQL (postmaster and all its processes), ns; -1 when unknown. */
@@ -133,10 +175,10 @@ public final class PeerServer implements AutoCloseable
     {
         return String.format(java.util.Locale.ROOT,
             "peer: PostgreSQL %s on port %d (synchronous_commit=%s, fsync=%s, shared_buffers=%s, wal_sync_method=%s), transfer path %s, " +
-                "HikariCP pool %d = JDBC threads, queue %,d, %d I/O thread(s) on %s, HTTP port %d",
+                "HikariCP pool %d = JDBC threads, queue %,d, %d I/O thread(s) on %s, HTTP port %d, a hot account of 16 sub-balances as %s",
             database.show("server_version"), database.port(), database.show("synchronous_commit"), database.show("fsync"),
-            database.show("shared_buffers"), database.show("wal_sync_method"), config.path().cliName(), config.poolSize(), config.queueMax(),
-            config.ioThreads(), config.transport().cliName(), port());
+            database.show("shared_buffers"), database.show("wal_sync_method"), config.path().cliName(), poolSize(), config.queueMax(),
+            config.ioThreads(), config.transport().cliName(), port(), config.hotRows().label(16));
     }
 
     @Override

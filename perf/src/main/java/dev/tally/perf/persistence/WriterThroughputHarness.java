@@ -46,8 +46,9 @@ import java.util.SplittableRandom;
  * </pre>
  * Arguments (key=value): {@code transfers} measured (default 1,000,000), {@code accounts} customer accounts
  * (10,000), {@code mode} uniform|hot (all credits to one 64-sub-balance account), {@code references} share of
- * transfers carrying a reference in percent (50), {@code batchRows} (20,000), {@code verify} true|false, and
- * {@code compare=true} to also time COPY-to-staging against multi-row INSERT for entries alone.
+ * transfers carrying a reference in percent (50), {@code batchRows} (the writer's default), {@code verify} true|false, and
+ * {@code compare=true} to also time entries alone, five ways (bare COPY, COPY with a key, direct COPY, COPY-to-staging,
+ * multi-row INSERT; {@code compareOnly=true}: only that).
  *
  * <p>Checked result: the writer must catch up exactly to the ledger's last index, the entry count must be two per
  * posted transfer, and (with {@code verify=true}) the verifier must find no difference; otherwise the run fails.
@@ -89,7 +90,7 @@ public final class WriterThroughputHarness
         final int accounts = intArg(args, "accounts", 10_000);
         final boolean hot = "hot".equals(arg(args, "mode", "uniform"));
         final int references = intArg(args, "references", 50);
-        final int batchRows = intArg(args, "batchRows", 20_000);
+        final int batchRows = intArg(args, "batchRows", WriterConfig.defaults().batchRowsMax());
         final boolean verify = Boolean.parseBoolean(arg(args, "verify", "true"));
         final boolean compare = Boolean.parseBoolean(arg(args, "compare", "false"));
 
@@ -126,6 +127,9 @@ public final class WriterThroughputHarness
                 final long jvmCpu0 = jvmCpuNs();
                 final long postmaster = Long.parseLong(java.nio.file.Files.readAllLines(directory.resolve("postmaster.pid")).get(0).trim());
                 final long pgTicks0 = postgresTicks(postmaster);
+                final long writerBackend = writerBackendPid(db);
+                final long writerTicks0 = processTicks(writerBackend);
+                final WalStats wal0 = WalStats.read(db);
                 final long t0 = System.nanoTime();
                 final long maxLag = h.run(transfers);
                 final long producedNs = System.nanoTime() - t0;
@@ -133,7 +137,10 @@ public final class WriterThroughputHarness
                 final long elapsedNs = System.nanoTime() - t0;
                 final double busyCores = (machineBusyTicks() - busy0) / 100.0 / (elapsedNs / 1e9);   // USER_HZ = 100
                 final double jvmCores = (jvmCpuNs() - jvmCpu0) / (double)elapsedNs;
-                final double pgCores = (postgresTicks(postmaster) - pgTicks0) / 100.0 / (elapsedNs / 1e9);
+                final long pgTicks = postgresTicks(postmaster) - pgTicks0;
+                final long writerTicks = processTicks(writerBackend) - writerTicks0;
+                final double pgCores = pgTicks / 100.0 / (elapsedNs / 1e9);
+                final WalStats wal = WalStats.read(db).minus(wal0);
 
                 final long entries = writer.entriesWritten() - entries0;
                 final long rows = writer.rowsWritten() - rows0;
@@ -148,6 +155,13 @@ public final class WriterThroughputHarness
                 System.out.printf("CPU (cores): machine busy %.2f of %d; this JVM %.2f (harness + writer); this PostgreSQL %.2f;" +
                     " other processes %.2f%n", busyCores, Runtime.getRuntime().availableProcessors(), jvmCores, pgCores,
                     Math.max(0, busyCores - jvmCores - pgCores));
+                final long transfersPosted = h.posted - posted0;
+                System.out.printf("PER TRANSFER: PostgreSQL CPU %.1f us (the writer's backend %.1f), WAL %,.0f B in %.2f records" +
+                    " (%.3f full-page images), rows %.2f, transfers/s %,.0f%n", pgTicks * 10_000.0 / transfersPosted,
+                    writerTicks * 10_000.0 / transfersPosted, (double)wal.bytes / transfersPosted,
+                    (double)wal.records / transfersPosted, (double)wal.fullPageImages / transfersPosted, (double)rows / transfersPosted,
+                    transfersPosted / (elapsedNs / 1e9));
+                printMaintenance(db);
                 try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
                      ResultSet rs = st.executeQuery("SELECT count(*), pg_size_pretty(pg_total_relation_size('ledger_entries_202601'))" +
                          " FROM ledger_entries"))
@@ -264,10 +278,13 @@ public final class WriterThroughputHarness
     }
 
     /**
-     * Entries alone, three ways, each into its own empty monthly partition, in transactions of 20,000 rows:
-     * binary COPY straight into ledger_entries (what the writer does in direct mode); binary COPY into a staging
-     * table then INSERT ... SELECT ... ON CONFLICT DO NOTHING (its deduplicating mode); multi-row INSERT ... VALUES
-     * ... ON CONFLICT DO NOTHING, 1,000 rows a statement, pipelined with JDBC batching.
+     * Entries alone, each way into an empty table, in transactions of 20,000 rows: binary COPY into a bare heap
+     * (the entry's columns, no index, no constraint: what one row costs PostgreSQL at the least), the same with a
+     * uuid primary key (one B-tree insert more per row), straight into ledger_entries (its monthly partition, two
+     * indexes, CHECK: what the writer does in direct mode); binary COPY into a staging table then INSERT ... SELECT
+     * ... ON CONFLICT DO NOTHING (its deduplicating mode); multi-row INSERT ... VALUES ... ON CONFLICT DO NOTHING,
+     * 1,000 rows a statement, pipelined with JDBC batching. Per way: rows/s, PostgreSQL cores, rows per PostgreSQL
+     * core-second, WAL bytes per row.
      */
     private static void compareEntryInserts(final Database db, final int transfers) throws Exception
     {
@@ -276,26 +293,32 @@ public final class WriterThroughputHarness
         {
             st.execute("SELECT tally_ensure_partitions('2027-01-01T00:00:00Z', 2)");
             st.execute("CREATE TEMP TABLE stage_bench (LIKE ledger_entries) ON COMMIT DELETE ROWS");
+            st.execute("CREATE TABLE bench_bare (LIKE ledger_entries)");
+            st.execute("CREATE TABLE bench_pk (LIKE ledger_entries, PRIMARY KEY (id))");
             conn.commit();
-            final double[] cores = new double[3];
-            long ticks = postgresTicks(postmasterPid);
-            long t = System.nanoTime();
-            final double direct = copyEntries(conn, st, rows, 1_798_761_600_000L, false);
-            cores[0] = (postgresTicks(postmasterPid) - ticks) / 100.0 / ((System.nanoTime() - t) / 1e9);
-            ticks = postgresTicks(postmasterPid);
-            t = System.nanoTime();
-            final double staged = copyEntries(conn, st, rows, 1_801_440_000_000L, true);
-            cores[1] = (postgresTicks(postmasterPid) - ticks) / 100.0 / ((System.nanoTime() - t) / 1e9);
-            ticks = postgresTicks(postmasterPid);
-            t = System.nanoTime();
-            final double inserted = insertEntries(conn, rows, 1_803_859_200_000L);
-            cores[2] = (postgresTicks(postmasterPid) - ticks) / 100.0 / ((System.nanoTime() - t) / 1e9);
-            System.out.printf("entries only, %,d rows each (rows/s, PostgreSQL cores, rows per PostgreSQL core-second):%n" +
-                "  COPY direct                          %,9.0f  %.2f  %,9.0f%n" +
-                "  COPY -> staging -> INSERT ON CONFLICT %,9.0f  %.2f  %,9.0f%n" +
-                "  multi-row INSERT ON CONFLICT          %,9.0f  %.2f  %,9.0f%n", rows, direct, cores[0], direct / cores[0],
-                staged, cores[1], staged / cores[1], inserted, cores[2], inserted / cores[2]);
+            System.out.printf("entries only, %,d rows each (rows/s, PostgreSQL cores, rows per PostgreSQL core-second, WAL bytes per row):%n", rows);
+            final String[][] ways = {
+                {"COPY into a bare table (no index)      ", "bench_bare", "copy"},
+                {"COPY into a table with a uuid key      ", "bench_pk", "copy"},
+                {"COPY direct into ledger_entries        ", "ledger_entries", "copy"},
+                {"COPY -> staging -> INSERT ON CONFLICT  ", "ledger_entries", "staged"},
+                {"multi-row INSERT ON CONFLICT           ", "ledger_entries", "insert"},
+            };
+            final long[] monthStartMs = {1_798_761_600_000L, 1_798_761_600_000L, 1_798_761_600_000L, 1_801_440_000_000L, 1_803_859_200_000L};
+            for (int w = 0; w < ways.length; w++)
+            {
+                final long ticks = postgresTicks(postmasterPid);
+                final WalStats wal0 = WalStats.read(db);
+                final long t = System.nanoTime();
+                final double rate = "insert".equals(ways[w][2]) ? insertEntries(conn, rows, monthStartMs[w])
+                    : copyEntries(conn, st, rows, monthStartMs[w], ways[w][1], "staged".equals(ways[w][2]));
+                final double cores = (postgresTicks(postmasterPid) - ticks) / 100.0 / ((System.nanoTime() - t) / 1e9);
+                final WalStats wal = WalStats.read(db).minus(wal0);
+                System.out.printf("  %s %,9.0f  %.2f  %,9.0f  %,5.0f%n", ways[w][0], rate, cores, rate / cores, (double)wal.bytes / rows);
+            }
             st.execute("SET tally.maintenance = 'on'");
+            st.execute("DROP TABLE bench_bare");
+            st.execute("DROP TABLE bench_pk");
             for (final String month : new String[] {"202701", "202702", "202703"})
             {
                 st.execute("DROP TABLE ledger_entries_" + month);
@@ -309,7 +332,7 @@ public final class WriterThroughputHarness
     private static long postmasterPid;
 
     private static double copyEntries(final Connection conn, final Statement st, final int rows, final long monthStartMs,
-        final boolean staged) throws Exception
+        final String table, final boolean staged) throws Exception
     {
         final long t0 = System.nanoTime();
         final ByteBuffer copy = ByteBuffer.allocate(BENCH_TRANSACTION_ROWS * 120 + 64);
@@ -329,7 +352,7 @@ public final class WriterThroughputHarness
             }
             copy.putShort((short)-1);
             final CopyIn in = conn.unwrap(PGConnection.class).getCopyAPI()
-                .copyIn("COPY " + (staged ? "stage_bench" : "ledger_entries") + " FROM STDIN (FORMAT binary)");
+                .copyIn("COPY " + (staged ? "stage_bench" : table) + " FROM STDIN (FORMAT binary)");
             in.writeToCopy(copy.array(), 0, copy.position());
             in.endCopy();
             if (staged)
@@ -381,6 +404,66 @@ public final class WriterThroughputHarness
         return rows / ((System.nanoTime() - t0) / 1e9);
     }
 
+    /** @return the pid of the writer's backend (its connection's application_name), 0 when none is connected. */
+    private static long writerBackendPid(final Database db) throws java.sql.SQLException
+    {
+        try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = 'tally-writer'"))
+        {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** @return jiffies (user + system) of one process, 0 when it is gone. */
+    private static long processTicks(final long pid)
+    {
+        try
+        {
+            final String stat = java.nio.file.Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
+            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return 0;
+        }
+    }
+
+    /** Prints what autovacuum did to each table the writer fills: PostgreSQL CPU the writer's backend does not spend. */
+    private static void printMaintenance(final Database db) throws java.sql.SQLException
+    {
+        try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
+             ResultSet rs = st.executeQuery("SELECT relname, autovacuum_count, autoanalyze_count, n_tup_hot_upd, n_dead_tup" +
+                 " FROM pg_stat_user_tables WHERE autovacuum_count + autoanalyze_count > 0 ORDER BY relname"))
+        {
+            final StringBuilder line = new StringBuilder("autovacuum (vacuums/analyzes):");
+            while (rs.next())
+            {
+                line.append(' ').append(rs.getString(1)).append(' ').append(rs.getLong(2)).append('/').append(rs.getLong(3));
+            }
+            System.out.println(line);
+        }
+    }
+
+    /** The server's WAL counters ({@code pg_stat_wal}, PostgreSQL 14+): records, full-page images, bytes. */
+    private record WalStats(long records, long fullPageImages, long bytes)
+    {
+        static WalStats read(final Database db) throws java.sql.SQLException
+        {
+            try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"))
+            {
+                rs.next();
+                return new WalStats(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+        }
+
+        WalStats minus(final WalStats before)
+        {
+            return new WalStats(records - before.records, fullPageImages - before.fullPageImages, bytes - before.bytes);
+        }
+    }
+
     private static void await(final LedgerWriter writer, final long index)
     {
         check(writer.awaitWatermark(index, Duration.ofMinutes(10)), "writer did not catch up: " + writer.failure());
@@ -391,7 +474,11 @@ public final class WriterThroughputHarness
         return ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    /** @return jiffies (user + system) of the postmaster and its children: the server's backends and helpers. */
+    /**
+     * @return jiffies (user + system) of the postmaster and its children: the server's backends and helpers. A child
+     * that has exited (an autovacuum worker, a backend) counts through the postmaster's cutime + cstime, which hold
+     * what its reaped children used; without them a worker that ran inside the window would be missed.
+     */
     private static long postgresTicks(final long postmasterPid)
     {
         long ticks = 0;
@@ -403,7 +490,11 @@ public final class WriterThroughputHarness
                 final String stat = java.nio.file.Files.readString(proc.toPath().resolve("stat"));
                 final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 final long pid = Long.parseLong(proc.getName());
-                if (pid == postmasterPid || Long.parseLong(f[1]) == postmasterPid)
+                if (pid == postmasterPid)
+                {
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+                }
+                else if (Long.parseLong(f[1]) == postmasterPid)
                 {
                     ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
                 }

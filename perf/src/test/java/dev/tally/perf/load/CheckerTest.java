@@ -63,7 +63,7 @@ class CheckerTest
         layout = new AccountLayout(spec, 4_242);
         keyPrefix = "C" + System.nanoTime() + "-";
         new Setup(target, spec, layout, keyPrefix).run(System.out);
-        outcomes = new LoadGenerator(spec, target, layout, keyPrefix).run().outcomes;
+        outcomes = new LoadGenerator(spec, target, layout, keyPrefix, RunHooks.NONE).run().outcomes;
         try (Connection sql = DriverManager.getConnection(jdbcUrl); Statement read = sql.createStatement();
              ResultSet rows = read.executeQuery("SELECT id, balance FROM accounts ORDER BY id"))
         {

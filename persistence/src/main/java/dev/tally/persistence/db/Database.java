@@ -132,7 +132,7 @@ public final class Database implements AutoCloseable
      * timeout, {@code synchronous_commit = on} whatever the server's default: once a batch commits, the writer lets go of
      * its effects, so a commit PostgreSQL took back in a crash of its own (a killed postmaster, restarted under a running
      * Tally) would leave the read model short until Tally itself restarted and replayed the journal. One WAL flush per
-     * batch (a few milliseconds against batches of up to 20,000 rows) buys that.
+     * batch (a few milliseconds against batches of up to 50,000 rows) buys that.
      */
     public Connection openWriterConnection() throws SQLException
     {

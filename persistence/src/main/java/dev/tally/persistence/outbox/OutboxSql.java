@@ -29,6 +29,8 @@ import java.util.UUID;
  * claimed = heads that are due, oldest first, LIMIT batch, FOR UPDATE SKIP LOCKED
  * UPDATE claimed SET next_attempt_at = now() + lease, attempts + 1  RETURNING …   then COMMIT
  * </pre>
+ * The payload returned is {@code tally_outbox_payload}'s: the stored one, or a TransferPosted row's rendered from its
+ * transfers row (migration V6), the same jsonb text either way.
  * Why this keeps the order per aggregate, with any number of relays:
  * <ol>
  *   <li>An event is claimable only while no earlier event of its aggregate is unpublished. The prefix starts
@@ -68,7 +70,8 @@ final class OutboxSql
         "    WHERE c.id IN (SELECT id FROM heads WHERE next_attempt_at IS NULL OR next_attempt_at <= now())" +
         "      AND c.published_at IS NULL AND (c.next_attempt_at IS NULL OR c.next_attempt_at <= now())" +
         "    ORDER BY c.id LIMIT ? FOR UPDATE SKIP LOCKED) " +
-        "RETURNING o.id, o.tenant_id, o.aggregate_type, o.aggregate_id, o.event_type, o.payload::text, o.attempts";
+        "RETURNING o.id, o.tenant_id, o.aggregate_type, o.aggregate_id, o.event_type," +
+        " tally_outbox_payload(o.payload, o.id, o.tenant_id, o.event_type, o.aggregate_id, o.journal_index, o.created_at)::text, o.attempts";
 
     private static final String DELIVERED_ENDPOINTS =
         "SELECT DISTINCT event_id, endpoint_url FROM webhook_deliveries WHERE event_id = ANY(?) AND succeeded";

@@ -44,7 +44,8 @@ import java.util.UUID;
  *   <li><b>Outbox</b>: one event per fact, counted per event type against the rows that record the fact
  *   (accounts, transfers by kind, holds by outcome), over the outbox still retained (older months may have
  *   been dropped: {@code outbox_retention.retained_from}). HoldMarkedUnknown is not counted (a hold marked
- *   unknown and later captured no longer says so).</li>
+ *   unknown and later captured no longer says so). Every TransferPosted row finds the transfer its payload is
+ *   rendered from (same id, tenant and journal index).</li>
  * </ol>
  */
 public final class Verifier
@@ -339,6 +340,11 @@ public final class Verifier
         {
             checks.equal("outbox " + fact[0] + " events vs rows", singleLong(s, fact[1]), events.getOrDefault(fact[0], 0L));
         }
+        // A TransferPosted row's payload is rendered from its transfers row (V6): each must find it, with the same posting.
+        checks.equal("outbox TransferPosted events without their transfer", 0L, singleLong(s,
+            "SELECT count(*) FROM outbox o WHERE o.event_type = 'TransferPosted' AND o.created_at >= " + from + " AND NOT EXISTS" +
+            " (SELECT 1 FROM transfers t WHERE t.id = o.aggregate_id::uuid AND t.tenant_id = o.tenant_id AND t.kind = 'transfer'" +
+            " AND t.journal_index = o.journal_index)"));
     }
 
     private static Map<Key, Long> sums(final Statement s, final String query) throws SQLException

@@ -263,33 +263,6 @@ final class CopyBuffer
         return this;
     }
 
-    /** Appends a JSON string literal of visible ASCII bytes, escaping quote and backslash. */
-    CopyBuffer appendJsonString(final byte[] bytes, final int offset, final int count)
-    {
-        buffer.putByte(length++, (byte)'"');
-        for (int i = offset; i < offset + count; i++)
-        {
-            final byte b = bytes[i];
-            if (b == '"' || b == '\\')
-            {
-                buffer.putByte(length++, (byte)'\\');
-                buffer.putByte(length++, b);
-            }
-            else if (b < 0x20 || b >= 0x7F)
-            {
-                // Not expected (references are visible ASCII): keep the JSON valid anyway.
-                appendAscii("\\u00");
-                appendHex(b & 0xFF, 2);
-            }
-            else
-            {
-                buffer.putByte(length++, b);
-            }
-        }
-        buffer.putByte(length++, (byte)'"');
-        return this;
-    }
-
     /** Appends an ISO-8601 UTC instant with milliseconds, e.g. 2026-01-01T00:00:00.001Z. */
     CopyBuffer appendIsoInstant(final long epochMs)
     {

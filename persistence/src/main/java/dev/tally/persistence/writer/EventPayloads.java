@@ -6,7 +6,10 @@ import dev.tally.ledger.id.Uuid7;
 import org.agrona.collections.Long2LongHashMap;
 
 /**
- * Encodes one outbox row per ledger event, its JSON payload written straight into the COPY stream.
+ * Encodes one outbox row per ledger event, its JSON payload written straight into the COPY stream; a
+ * TransferPosted row's payload is NULL: the same members are its transfers row's columns, and
+ * {@code tally_outbox_payload} (migration V6) renders them when the row is read (the relay's claim, the
+ * {@code outbox_events} view), so a plain transfer's facts are stored and parsed once.
  *
  * <p>Payload, schema version 1 (consumers must ignore fields they do not know; a change that removes or
  * re-types a field gets a new {@code schemaVersion}). Every event carries {@code schemaVersion, eventId,
@@ -14,7 +17,7 @@ import org.agrona.collections.Long2LongHashMap;
  * <pre>
  * AccountCreated     accountId, currency, subBalances, debitsMustNotExceedCredits, overdraftLimitMinor
  * TransferPosted     transferId, debitAccountId, creditAccountId, amount, amountMinor, currency, reference (or null),
- *                    metadata (the transfer's JSON object of strings, or null)
+ *                    metadata (the transfer's JSON object of strings, or null) -- rendered from the transfers row
  * TransferReversed   transferId (the reversal), reversedTransferId, debitAccountId, creditAccountId, amount, amountMinor, currency
  * HoldCreated        holdId, accountId, amount, amountMinor, currency, expiresAt
  * HoldCaptured       holdId, transferId, accountId, creditAccountId, amount, amountMinor (captured), releasedMinor, currency
@@ -65,6 +68,12 @@ final class EventPayloads
                 break;
         }
         out.text(type.wireName());
+        if (type == EventType.TRANSFER_POSTED)
+        {
+            // its payload is its transfers row's (tally_outbox_payload, V6): stored once, rendered when read
+            out.nul().int8(command).timestampNs(time);
+            return;
+        }
 
         out.beginJsonbField();
         out.appendAscii("{\"schemaVersion\":").appendLong(SCHEMA_VERSION);
@@ -81,29 +90,6 @@ final class EventPayloads
                 out.appendAscii(",\"subBalances\":").appendLong(b.eventExtra[i]);
                 out.appendAscii(",\"debitsMustNotExceedCredits\":").appendAscii(b.eventAuxInt[i] != 0 ? "true" : "false");
                 out.appendAscii(",\"overdraftLimitMinor\":").appendLong(b.eventAuxLong[i]);
-                break;
-            case TRANSFER_POSTED:
-                out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo).appendAscii("\"");
-                twoAccounts(out, b, i, "debitAccountId", "creditAccountId");
-                amount(out, b, i);
-                out.appendAscii(",\"reference\":");
-                if (b.eventReferenceLength[i] > 0)
-                {
-                    out.appendJsonString(b.references, b.eventReferenceOffset[i], b.eventReferenceLength[i]);
-                }
-                else
-                {
-                    out.appendAscii("null");
-                }
-                out.appendAscii(",\"metadata\":");
-                if (b.eventMetadataLength[i] > 0)
-                {
-                    out.appendBytes(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
-                }
-                else
-                {
-                    out.appendAscii("null");
-                }
                 break;
             case TRANSFER_REVERSED:
                 out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo);

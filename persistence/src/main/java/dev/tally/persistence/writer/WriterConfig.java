@@ -70,11 +70,16 @@ public record WriterConfig(
 
     /**
      * Production defaults: a 128 MiB ring, 503 beyond 100,000 commands of lag (1 s at 100 k/s, 10 s at 10 k/s), batches
-     * of up to 20,000 rows or 10 ms, retries from 50 ms to 2 s, halt after 10 s without room or progress.
+     * of up to 50,000 rows or 10 ms, retries from 50 ms to 2 s, halt after 10 s without room or progress.
+     *
+     * <p>50,000 rows (≈ 11,000 plain transfers, ≈ 5 MB of ring): a batch only fills that far while the writer is behind
+     * (below that the 10 ms interval closes it), and then a larger batch is cheaper per transfer: more balances
+     * coalesce, and the staged balances, in key order, share more index and heap pages. In the writer harness, side by
+     * side, 23.4–23.8 µs of PostgreSQL CPU per transfer against 27.0–29.2 µs with 20,000-row batches.
      */
     public static WriterConfig defaults()
     {
-        return new WriterConfig(1 << 27, 100_000, 20_000, 10, 10_000, 50, 2_000);
+        return new WriterConfig(1 << 27, 100_000, 50_000, 10, 10_000, 50, 2_000);
     }
 
     /** @return a copy with another ring size and lag bound. */

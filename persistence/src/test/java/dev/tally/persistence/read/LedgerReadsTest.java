@@ -137,7 +137,7 @@ class LedgerReadsTest
     void shouldEscapeTheReferenceInTheEventPayload() throws Exception
     {
         try (var c = db.dataSource().getConnection(); var st = c.createStatement();
-             var rs = st.executeQuery("SELECT payload->>'reference', payload->>'amount', payload->>'transferId' FROM outbox" +
+             var rs = st.executeQuery("SELECT payload->>'reference', payload->>'amount', payload->>'transferId' FROM outbox_events" +
                  " WHERE event_type = 'TransferPosted' AND journal_index = " + invoice.originIndex))
         {
             assertTrue(rs.next());

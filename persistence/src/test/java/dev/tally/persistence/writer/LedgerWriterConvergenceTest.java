@@ -97,7 +97,7 @@ class LedgerWriterConvergenceTest
             {
                 assertEquals(s.ledger.lastJournalIndex(), one(st, "SELECT journal_index FROM ledger_watermark"));
                 assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox"), "one outbox row per event");
-                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox WHERE (payload->>'schemaVersion')::int = 1" +
+                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox_events WHERE (payload->>'schemaVersion')::int = 1" +
                     " AND payload->>'eventId' = id::text AND published_at IS NULL"));
                 assertEquals(2 * one(st, "SELECT count(*) FROM transfers"), one(st, "SELECT count(*) FROM ledger_entries"));
                 assertEquals(0, one(st, "SELECT coalesce(sum(amount_minor), 0) FROM ledger_entries"), "double entry");
@@ -121,10 +121,10 @@ class LedgerWriterConvergenceTest
                 assertEquals(0, one(st, "SELECT count(*) FROM transfers WHERE metadata->>'batch' = 'failed'"));
                 final long withMetadata = one(st, "SELECT count(*) FROM transfers WHERE metadata IS NOT NULL");
                 assertTrue(withMetadata > 600 / MixedWorkload.METADATA_EVERY / 2, "random transfers with metadata: " + withMetadata);
-                assertEquals(withMetadata, one(st, "SELECT count(*) FROM transfers t JOIN outbox o ON o.aggregate_id = t.id::text" +
+                assertEquals(withMetadata, one(st, "SELECT count(*) FROM transfers t JOIN outbox_events o ON o.aggregate_id = t.id::text" +
                     " AND o.event_type = 'TransferPosted' WHERE o.payload->'metadata' = t.metadata"));
                 assertEquals(one(st, "SELECT count(*) FROM transfers WHERE kind = 'transfer'") - withMetadata, one(st,
-                    "SELECT count(*) FROM outbox WHERE event_type = 'TransferPosted' AND payload->'metadata' = 'null'::jsonb"));
+                    "SELECT count(*) FROM outbox_events WHERE event_type = 'TransferPosted' AND payload->'metadata' = 'null'::jsonb"));
                 // entries landed in their month's partition, none in the DEFAULT safety net
                 assertEquals(0, one(st, "SELECT count(*) FROM ledger_entries_default") + one(st, "SELECT count(*) FROM outbox_default"));
                 assertTrue(one(st, "SELECT count(*) FROM ledger_entries_202601") > 0);

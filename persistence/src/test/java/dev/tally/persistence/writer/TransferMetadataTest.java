@@ -148,7 +148,7 @@ class TransferMetadataTest
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
         {
             assertEquals(0, one(st, "SELECT count(*) FROM transfers WHERE metadata->>'n' = 'failed'"));
-            assertEquals(0, one(st, "SELECT count(*) FROM outbox WHERE payload->'metadata'->>'n' = 'failed'"));
+            assertEquals(0, one(st, "SELECT count(*) FROM outbox_events WHERE payload->'metadata'->>'n' = 'failed'"));
         }
     }
 
@@ -156,7 +156,7 @@ class TransferMetadataTest
     void shouldCarryTheLargestMetadataOnEveryTransferOfALargeBatch() throws Exception
     {
         try (Connection c = db.dataSource().getConnection(); PreparedStatement st = c.prepareStatement(
-            "SELECT count(*) FROM transfers t JOIN outbox o ON o.aggregate_id = t.id::text AND o.event_type = 'TransferPosted'" +
+            "SELECT count(*) FROM transfers t JOIN outbox_events o ON o.aggregate_id = t.id::text AND o.event_type = 'TransferPosted'" +
             " WHERE t.journal_index BETWEEN ? AND ? AND t.metadata = o.payload->'metadata'" +
             " AND t.metadata->>'i' = lpad((t.amount_minor - 1000)::text, 3, '0') AND length(t.metadata->>'pad') = ?"))
         {
@@ -226,7 +226,7 @@ class TransferMetadataTest
     private static String payload(final String expression, final String eventType, final Result transfer, final String... json)
         throws SQLException
     {
-        return single("SELECT " + expression + " FROM outbox WHERE event_type = ? AND journal_index = ?", json, eventType,
+        return single("SELECT " + expression + " FROM outbox_events WHERE event_type = ? AND journal_index = ?", json, eventType,
             transfer.originIndex);
     }
 
