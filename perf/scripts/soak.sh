@@ -27,7 +27,7 @@ for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0
     rss=$(awk '/^VmRSS/{print $2}' /proc/$SERVER/status 2>/dev/null)
     echo "$(date +%s) $(echo "$m" | awk '
       /^tally_transfers_applied_total /{t=$2}
-      /^jvm_memory_used_bytes\{area="heap"/{h+=$2}
+      /^jvm_memory_used_bytes\{area="heap"/{h+=$NF}   # the last field: a pool name has spaces
       /^tally_ledger_evicted_total\{table="keys"/{ek=$2}
       /^tally_ledger_evicted_total\{table="transfers"/{et=$2}
       /^tally_ledger_outcomes_total\{code="capacity_exceeded"/{ce=$2}
@@ -47,19 +47,21 @@ grep -ciE ' WARN | ERROR ' "$OUT/serve.log" | sed 's/^/server log WARN+ERROR lin
 python3 - "$OUT" <<'PY'
 import sys
 out = sys.argv[1]
-rows = [list(map(int, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 10]
-# the measured part: from the first sample whose transfers grew by more than setup's funding (after warm-up)
-start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6   # skip a minute of warm-up
+rows = [list(map(int, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 9]
+rows = [r for r in rows if r[1] > 0]
+# the measured part: a minute after the first sample whose transfers grew (setup's funding), i.e. past the warm-up
+start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6
 rows = rows[start:]
 def rate(a, b):
     return (b[1] - a[1]) / max(1, b[0] - a[0])
 per_minute = [rate(rows[i], rows[i + 6]) for i in range(0, len(rows) - 6, 6)]
 print("transfers/s per minute:", " ".join(f"{r:,.0f}" for r in per_minute))
-if len(rows) > 62:
-    first, last = rate(rows[0], rows[30]), rate(rows[-31], rows[-1])
-    print(f"first 5 min {first:,.0f}/s, last 5 min {last:,.0f}/s, last/first {last / first:.3f}")
+n = min(30, len(rows) // 2 - 1)   # 5 minutes, or half the run when it is shorter than 10
+first, last = rate(rows[0], rows[n]), rate(rows[-n - 1], rows[-1])
+print(f"first {n / 6:.0f} min {first:,.0f}/s, last {n / 6:.0f} min {last:,.0f}/s, last/first {last / first:.3f}")
 heap = [r[2] / 2**20 for r in rows]; rss = [r[3] / 1024 for r in rows]
 print(f"heap used MiB: min {min(heap):,.0f} max {max(heap):,.0f}; RSS MiB: first {rss[0]:,.0f} last {rss[-1]:,.0f} max {max(rss):,.0f}")
 print(f"evicted keys {rows[-1][4]:,} transfers {rows[-1][5]:,}; capacity_exceeded {rows[-1][6]}; cold refused {rows[-1][7]}; "
       f"ring rejections {rows[-1][8]}")
 PY
+
