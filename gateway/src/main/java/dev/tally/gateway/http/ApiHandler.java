@@ -39,6 +39,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
 {
     private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
     private static final LogThrottle FAILURE_LOG = new LogThrottle(ReadGateMeter.LOG_INTERVAL_NS);
+    /** Refusals under load: each counted, and logged at most once per interval with how many the log held back. */
+    private static final LogThrottle WRITER_BEHIND_LOG = new LogThrottle(ReadGateMeter.LOG_INTERVAL_NS);
+    private static final LogThrottle RING_FULL_LOG = new LogThrottle(ReadGateMeter.LOG_INTERVAL_NS);
     private static final Problem NOT_READY = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The ledger is not ready (replaying the journal, or halted after a failure).");
     private static final Problem OVERLOADED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
@@ -366,6 +369,13 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         {
             return false;
         }
+        metrics.recordWriterBehind();
+        final long heldBack = WRITER_BEHIND_LOG.admit();
+        if (heldBack >= 0)
+        {
+            LOG.warn("refusing writes with 503: the PostgreSQL writer is behind its lag bound ({} more refused since the last " +
+                "line; tally_pg_writer_refusals_total counts them all)", heldBack);
+        }
         problem(ctx, scratch, WRITER_LAGGING, keepAlive);
         return true;
     }
@@ -526,6 +536,12 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private void overloaded(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final boolean keepAlive)
     {
         metrics.recordRingFull();
+        final long heldBack = RING_FULL_LOG.admit();
+        if (heldBack >= 0)
+        {
+            LOG.warn("refusing requests with 503: the input ring is full ({} more refused since the last line; " +
+                "tally_ring_rejections_total counts them all)", heldBack);
+        }
         final ByteBuf body = ctx.alloc().buffer(256);
         HttpReplies.write(ctx.channel(), scratch.renderer.renderProblem(OVERLOADED, body), body, keepAlive, requestId);
     }

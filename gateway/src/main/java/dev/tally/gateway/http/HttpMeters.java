@@ -17,6 +17,9 @@ public interface HttpMeters
     /** A request refused with 503 because the input ring was full. */
     void recordRingFull();
 
+    /** A write refused with 503 because the PostgreSQL writer was behind its lag bound. */
+    void recordWriterBehind();
+
     /** @return the Prometheus text exposition of every meter. */
     String scrape();
 }

@@ -53,6 +53,7 @@ public final class TallyMetrics implements StageMeters, HttpMeters
     private final Counter replays;
     private final Counter transfersOk;
     private final Counter ringFull;
+    private final Counter writerBehind;
     private final Timer journalAppend;
     private final Timer journalFlush;
     private final Timer ringWait;
@@ -73,6 +74,9 @@ public final class TallyMetrics implements StageMeters, HttpMeters
         transfersOk = Counter.builder("tally.transfers.applied").description("Transfers applied (not replays)").register(registry);
         ringFull = Counter.builder("tally.ring.rejections")
             .description("Requests refused with 503 because the input ring was full (the I/O thread never waits to publish)")
+            .register(registry);
+        writerBehind = Counter.builder("tally.pg.writer.refusals")
+            .description("Writes refused with 503 because the PostgreSQL writer was behind its lag bound (nothing applied)")
             .register(registry);
         journalAppend = pipelineTimer("tally.journal.append", "Appending one pipeline batch of commands to the journal");
         journalFlush = pipelineTimer("tally.journal.flush", "The journal flush ending a batch: an fsync in sync mode (group commit)");
@@ -325,6 +329,13 @@ public final class TallyMetrics implements StageMeters, HttpMeters
     public void recordRingFull()
     {
         ringFull.increment();
+    }
+
+    /** Counts a write refused because the PostgreSQL writer was behind its lag bound. Any I/O thread. */
+    @Override
+    public void recordWriterBehind()
+    {
+        writerBehind.increment();
     }
 
     @Override

@@ -82,6 +82,8 @@ class WriterLagOverHttpIT
                 assertTrue(notReady.body().contains("PostgreSQL writer is behind"), "and /ready says why: " + notReady.body());
                 assertEquals(200, client.get("/health").status());
                 assertEquals(200, client.account(1).status(), "reads still work");
+                final double refusals = TallyProcess.gauge(client.get("/metrics").body(), "tally_pg_writer_refusals_total");
+                assertTrue(refusals >= 3, "every refusal counted: " + refusals);
                 lock.rollback();
             }
 
