@@ -204,6 +204,13 @@ final class Checker
                     "what left the hot account (%s) == transfers acknowledged as applied (%,d) x amount (%s)",
                     AccountLayout.major(paid), outcomes.appliedTransfers, AccountLayout.major(moved)));
                 break;
+            case COLD_RETRIES:
+                report.expect(outcomes.retriesAppliedAgain == 0, String.format(Locale.ROOT,
+                    "every retry of a key memory let go was a replay that moved no money (%,d replays, %,d applied again)",
+                    outcomes.expectedReplays, outcomes.retriesAppliedAgain));
+                report.expect(funding.postedMinor == layout.setupPostedMinor(AccountLayout.FUNDING_INDEX),
+                    "the funding account moved only during setup (" + AccountLayout.major(funding.postedMinor) + ")");
+                break;
             case UNIFORM:
             case BATCH:
             default:

@@ -15,6 +15,12 @@ final class RequestSource
 
     /** Recently acknowledged keys a retry picks from (a power of two). */
     private static final int RECENT_ACKED_SIZE = 4_096;
+    /** {@code coldRetries}: how many acknowledgements old a retried key is at least. */
+    static final int COLD_DISTANCE = 1 << 17;
+    /** {@code coldRetries}: acknowledged keys kept, twice the distance (a power of two): 2 MiB a client thread. */
+    private static final int COLD_ACKED_SIZE = 2 * COLD_DISTANCE;
+    /** {@code coldRetries}: one request in this many is a retry. */
+    private static final int COLD_RETRY_EVERY = 100;
     private static final byte[] DEBIT_ACCOUNT_ID = "\"debitAccountId\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] CREDIT_ACCOUNT_ID = "\"creditAccountId\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -27,7 +33,7 @@ final class RequestSource
     private final int loopIndex;
     private final int loopCount;
     private final boolean verifyOrder;
-    private final long[] recentAcked = new long[RECENT_ACKED_SIZE];
+    private final long[] recentAcked;
     /** Replies that answered another request than the one they were matched to (pipelining only). */
     long outOfOrder;
     private long ackedCount;
@@ -48,6 +54,7 @@ final class RequestSource
         this.loopIndex = loopIndex;
         this.loopCount = loopCount;
         this.verifyOrder = spec.depth() > 1;
+        this.recentAcked = new long[scenario == Scenario.COLD_RETRIES ? COLD_ACKED_SIZE : RECENT_ACKED_SIZE];
     }
 
     /**
@@ -62,6 +69,18 @@ final class RequestSource
         {
             final long window = Math.min(ackedCount, RECENT_ACKED_SIZE);
             final long keySeq = recentAcked[(int)Long.remainderUnsigned(layout.mix(requestCount, 0, 6), window)];
+            lastFlags = FLAG_RETRY;
+            write(out, keySeq);
+            return keySeq;
+        }
+        if (scenario == Scenario.COLD_RETRIES && ackedCount > COLD_DISTANCE &&
+            Long.remainderUnsigned(layout.mix(requestCount, 0, 5), COLD_RETRY_EVERY) == 0)
+        {
+            // an acknowledgement at least COLD_DISTANCE old, and still in the ring
+            final long oldest = Math.max(0, ackedCount - COLD_ACKED_SIZE);
+            final long span = ackedCount - COLD_DISTANCE - oldest;
+            final long ack = oldest + Long.remainderUnsigned(layout.mix(requestCount, 0, 6), span);
+            final long keySeq = recentAcked[(int)(ack & (COLD_ACKED_SIZE - 1))];
             lastFlags = FLAG_RETRY;
             write(out, keySeq);
             return keySeq;
@@ -155,7 +174,7 @@ final class RequestSource
             outcomes.retriesAppliedAgain++;
             return false;
         }
-        recentAcked[(int)(ackedCount++ & (RECENT_ACKED_SIZE - 1))] = keySeq;
+        recentAcked[(int)(ackedCount++ & (recentAcked.length - 1))] = keySeq;
         return true;
     }
 

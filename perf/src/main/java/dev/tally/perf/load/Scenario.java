@@ -20,6 +20,13 @@ public enum Scenario
      * answered as a replay without moving money.
      */
     RETRIES("retries", 100_000),
+    /**
+     * {@code uniform}, where 1 % of the requests repeat an acknowledged request byte for byte from at least
+     * {@value RequestSource#COLD_DISTANCE} acknowledgements earlier (on the same client thread): against a server whose
+     * key table is smaller than that (e.g. {@code bench --keys-max 100000 --retention-ms 86400000}), memory has let
+     * those keys go and the cold index answers them. Each must be a replay.
+     */
+    COLD_RETRIES("coldRetries", 1_000_000),
     /** {@code POST /v1/batch} with B uniform transfers per request, non-atomic. */
     BATCH("batch", 1_000_000);
 
@@ -47,7 +54,7 @@ public enum Scenario
     /** @return true when customers are debited, so setup must fund them. */
     boolean fundsCustomers()
     {
-        return this == UNIFORM || this == HOT_CREDIT || this == BATCH;
+        return this == UNIFORM || this == HOT_CREDIT || this == BATCH || this == COLD_RETRIES;
     }
 
     /** @return true when the scenario has a hot account besides the funding account. */
@@ -70,6 +77,6 @@ public enum Scenario
                 return scenario;
             }
         }
-        throw new IllegalArgumentException("unknown scenario '" + name + "': uniform, hotCredit, hotDebit, retries or batch");
+        throw new IllegalArgumentException("unknown scenario '" + name + "': uniform, hotCredit, hotDebit, retries, coldRetries or batch");
     }
 }

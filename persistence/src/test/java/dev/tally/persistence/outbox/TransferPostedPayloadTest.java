@@ -50,7 +50,7 @@ class TransferPostedPayloadTest
     static PostgresFixture pg;
     static Database db;
     static LedgerScenario s;
-    static final List<Posted> transfers = new ArrayList<>();
+    static final List<Posted> POSTED = new ArrayList<>();
 
     /** A transfer posted in setup, with what its payload must say. */
     private record Posted(Result result, long tenantId, long debit, long credit, long amountMinor, String reference, String metadata,
@@ -105,23 +105,23 @@ class TransferPostedPayloadTest
     void shouldStoreNoPayloadOnATransferPostedRowAndKeepItOnTheOthers() throws SQLException
     {
         assertEquals(0, count("SELECT count(*) FROM outbox WHERE event_type = 'TransferPosted' AND payload IS NOT NULL"));
-        assertEquals(transfers.size(), count("SELECT count(*) FROM outbox WHERE event_type = 'TransferPosted'"));
+        assertEquals(POSTED.size(), count("SELECT count(*) FROM outbox WHERE event_type = 'TransferPosted'"));
         assertEquals(6, count("SELECT count(*) FROM outbox WHERE event_type = 'AccountCreated' AND payload ? 'schemaVersion'"));
     }
 
     @Test
     void shouldRenderTheSamePayloadTheWriterStoredFromTheTransfersRow() throws SQLException
     {
-        for (int i = 0; i < transfers.size(); i++)
+        for (int i = 0; i < POSTED.size(); i++)
         {
-            final String expected = transfers.get(i).expectedPayload();
+            final String expected = POSTED.get(i).expectedPayload();
             try (Connection c = db.dataSource().getConnection(); PreparedStatement st = c.prepareStatement(
                 "SELECT payload::text, (?::jsonb)::text, payload = ?::jsonb FROM outbox_events WHERE event_type = 'TransferPosted'" +
                 " AND journal_index = ?"))
             {
                 st.setString(1, expected);
                 st.setString(2, expected);
-                st.setLong(3, transfers.get(i).result().originIndex);
+                st.setLong(3, POSTED.get(i).result().originIndex);
                 try (ResultSet rs = st.executeQuery())
                 {
                     assertTrue(rs.next());
@@ -137,9 +137,9 @@ class TransferPostedPayloadTest
     {
         final Map<UUID, OutboxEvent> claimed = new OutboxSql(db.dataSource()).claim(2_000, 100, 60_000).stream()
             .collect(Collectors.toMap(OutboxEvent::id, Function.identity()));
-        for (int i = 0; i < transfers.size(); i++)
+        for (int i = 0; i < POSTED.size(); i++)
         {
-            final Posted posted = transfers.get(i);
+            final Posted posted = POSTED.get(i);
             final OutboxEvent event = claimed.get(eventId(posted.result()));
             assertNotNull(event, "the TransferPosted event of " + posted.result().originIndex + " heads its aggregate");
             assertEquals(jsonbText(posted.expectedPayload()), event.payload());
@@ -187,7 +187,7 @@ class TransferPostedPayloadTest
         final String currency, final String amountText)
     {
         final Result r = ok(s.transfer(debit, credit, amountMinor, reference, metadata));
-        transfers.add(new Posted(r, "USD".equals(currency) ? 1 : 7, debit, credit, amountMinor, reference, metadata, currency, amountText));
+        POSTED.add(new Posted(r, "USD".equals(currency) ? 1 : 7, debit, credit, amountMinor, reference, metadata, currency, amountText));
     }
 
     /** @return the id of a transfer's TransferPosted event: the event kind, its command, ordinal 0. */
