@@ -17,7 +17,7 @@ final class LoadOptions
     private static final String STARTED = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
 
     @CommandLine.Option(names = "--scenario", defaultValue = "uniform", split = ",",
-        description = "uniform, hotCredit, hotDebit, retries or batch; a comma-separated list runs each in turn (default: ${DEFAULT-VALUE}).")
+        description = "uniform, hotCredit, hotDebit, retries, coldRetries or batch; a comma-separated list runs each in turn (default: ${DEFAULT-VALUE}).")
     List<String> scenarios = new ArrayList<>();
 
     @CommandLine.Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
