@@ -87,7 +87,7 @@ public final class ColdIndex implements AutoCloseable
             .setCompressionType(CompressionType.NO_COMPRESSION)   // digests and ids: nothing to compress
             .setLevelCompactionDynamicLevelBytes(true)
             // Most lookups are of keys never filed: a bloom filter over each memtable's keys turns them away without
-            // searching its skip list (twice the batch rate over HTTP on this machine, docs/BENCHMARKS.md)
+            // searching its skip list (docs/BENCHMARKS.md, "Bounded memory": its gain is not measured apart yet)
             .setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO)
             .setMemtableWholeKeyFiltering(true));
         final DBOptions options = keep(new DBOptions()

@@ -77,23 +77,7 @@ class LedgerModelTest
     @Property(tries = 1000, edgeCases = EdgeCasesMode.NONE)
     void shouldAgreeWithReferenceModelOnRandomCommandSequences(@ForAll("sequences") final List<Action> actions)
     {
-        final Run run = new Run(CONFIG);
-        try
-        {
-            run.preamble();
-            for (final Action action : actions)
-            {
-                run.execute(action);
-            }
-        }
-        catch (final AssertionError | RuntimeException e)
-        {
-            throw new AssertionError(e.getMessage() + "\nlast commands:\n" + run.trace(), e);
-        }
-        for (final String feature : run.features)
-        {
-            Statistics.label("features").collect(feature);
-        }
+        runAndCollectFeatures(new Run(CONFIG), actions);
         Statistics.label("features").coverage(coverage ->
         {
             // The generator must keep producing what the test is about, or the property proves little.
@@ -117,7 +101,20 @@ class LedgerModelTest
     @Property(tries = 300, edgeCases = EdgeCasesMode.NONE)
     void shouldAgreeWithReferenceModelWhileMemoryLetsItemsGoToTheColdIndex(@ForAll("sequences") final List<Action> actions)
     {
-        final Run run = new Run(EVICTING);
+        runAndCollectFeatures(new Run(EVICTING), actions);
+        Statistics.label("features").coverage(coverage ->
+        {
+            for (final String feature : List.of("EVICTED", "COLD_KEY_REPLAYED", "COLD_REFERENCE_DUPLICATE", "COLD_REVERSAL",
+                "REPLAYED", "DUPLICATE_REFERENCE", "OK_REVERSE_TRANSFER", "ATOMIC_ROLLED_BACK"))
+            {
+                coverage.check(feature).count(count -> count >= 20);
+            }
+        });
+    }
+
+    /** Runs the actions against the ledger and the model (a failure shows the last commands), then labels its features. */
+    private static void runAndCollectFeatures(final Run run, final List<Action> actions)
+    {
         try
         {
             run.preamble();
@@ -134,14 +131,6 @@ class LedgerModelTest
         {
             Statistics.label("features").collect(feature);
         }
-        Statistics.label("features").coverage(coverage ->
-        {
-            for (final String feature : List.of("EVICTED", "COLD_KEY_REPLAYED", "COLD_REFERENCE_DUPLICATE", "COLD_REVERSAL",
-                "REPLAYED", "DUPLICATE_REFERENCE", "OK_REVERSE_TRANSFER", "ATOMIC_ROLLED_BACK"))
-            {
-                coverage.check(feature).count(count -> count >= 20);
-            }
-        });
     }
 
     @Provide
