@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import dev.tally.ledger.cold.ColdAsks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +51,71 @@ class ColdIndexTest
             assertFalse(reader.findKey(11, 13, found), "another digest");
             assertFalse(reader.findReference(22, 21, found));
             assertFalse(reader.findTransfer(8, found));
+        }
+    }
+
+    /**
+     * A prefetch answers the finds that follow it as single lookups would: filed and absent keys and references, a
+     * command passed over (refused before its lookup), and a find it did not ask, which is looked up alone. The next
+     * prefetch, even an empty one, drops its answers: read before an older watermark, they must not answer later.
+     */
+    @Test
+    void shouldAnswerFindsFromOnePrefetchAsSingleLookupsWould()
+    {
+        try (ColdIndex index = open(); ColdReader reader = index.reader(); ColdWriter writer = index.writer())
+        {
+            writer.key(11, 12, record(ColdRecords.KEY_LONGS, 100));
+            writer.key(13, 14, record(ColdRecords.KEY_LONGS, 300));
+            writer.reference(21, 22, 7, T0 + 5);
+            writer.commit(7, T0 + 5);
+
+            final ColdAsks asks = new ColdAsks();
+            asks.addKey(11, 12);
+            asks.addReference(21, 22);
+            asks.addKey(90, 91);      // never filed
+            asks.addReference(92, 93);
+            asks.addKey(13, 14);
+            asks.addKey(95, 96);
+            reader.prefetch(asks);
+            writer.key(95, 96, record(ColdRecords.KEY_LONGS, 900));   // filed after the prefetch: not in its answers
+            writer.commit(8, T0 + 6);
+
+            final long[] found = new long[ColdRecords.TRANSFER_LONGS];
+            assertTrue(reader.findKey(11, 12, found));
+            assertEquals(100_000, found[0]);
+            assertTrue(reader.findReference(21, 22, found));
+            assertEquals(7, found[0]);
+            assertEquals(T0 + 5, found[1]);
+            // the command of key 90 was refused before its lookup: passed over
+            assertTrue(reader.findKey(13, 14, found), "found past a key not asked for");
+            assertEquals(300_000, found[0]);
+            assertFalse(reader.findReference(92, 93, found));
+            assertFalse(reader.findKey(95, 96, found), "the prefetch's answer, read before the key was filed");
+            assertTrue(reader.findKey(11, 12, found), "not left in the prefetch (taken already): looked up alone");
+
+            reader.prefetch(new ColdAsks());
+            assertTrue(reader.findKey(95, 96, found), "after the next prefetch, looked up anew");
+            assertEquals(900_000, found[0]);
+        }
+    }
+
+    /** A key asked twice in one prefetch (a retry in the same batch) answers both finds. */
+    @Test
+    void shouldAnswerAKeyAskedTwiceInOnePrefetchTwice()
+    {
+        try (ColdIndex index = open(); ColdReader reader = index.reader(); ColdWriter writer = index.writer())
+        {
+            writer.key(11, 12, record(ColdRecords.KEY_LONGS, 100));
+            writer.commit(1, T0);
+            final ColdAsks asks = new ColdAsks();
+            asks.addKey(11, 12);
+            asks.addKey(11, 12);
+            reader.prefetch(asks);
+            final long[] found = new long[ColdRecords.KEY_LONGS];
+            assertTrue(reader.findKey(11, 12, found));
+            found[0] = 0;
+            assertTrue(reader.findKey(11, 12, found));
+            assertEquals(100_000, found[0]);
         }
     }
 

@@ -3,6 +3,8 @@ package dev.tally.pipeline;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
+import com.lmax.disruptor.RingBuffer;
+import dev.tally.ledger.cold.ColdAsks;
 import dev.tally.ledger.cold.ColdLookup;
 import dev.tally.ledger.cold.ColdSource;
 import dev.tally.ledger.command.Command;
@@ -20,7 +22,12 @@ import org.slf4j.LoggerFactory;
  * {@code cold-index-unavailable} and stores nothing), so memory never holds more than that many items it may not let go
  * of yet, and the tables, sized above it, never fill. A lookup that fails refuses its command the same way, and the
  * commands of the following pause (1 s, doubling to 30 s while lookups keep failing) without asking: a failing disk
- * costs one attempt per pause, never a stall. Journal stage thread only; allocation-free.
+ * costs one attempt per pause, never a stall.
+ *
+ * <p>Lookups go to the cold index together: {@link #prefetch} asks for the keys and references of the next commands of
+ * the batch (up to {@link ColdAsks#CAPACITY}) in one {@code multiGet}, right after the watermark is read, and each
+ * command's lookup then takes its answer. Journal stage thread only; allocation-free here (RocksJava allocates a list
+ * per prefetch).
  */
 public final class ColdCheck
 {
@@ -33,6 +40,7 @@ public final class ColdCheck
     private final ColdSource source;
     private final long lagMax;
     private final ColdLookup lookup = new ColdLookup();
+    private final ColdAsks asks = new ColdAsks();
     private long batchWatermark;
     /** True from a refused request's first command to its last. */
     private boolean refusingRequest;
@@ -67,6 +75,41 @@ public final class ColdCheck
     void beginBatch()
     {
         batchWatermark = watermark.getAsLong();
+    }
+
+    /**
+     * Looks up together what the commands of ring sequences {@code from} to {@code to} will ask, as far as
+     * {@link ColdAsks#CAPACITY} allows; their {@link #prepare} calls take the answers.
+     *
+     * @return the last sequence whose asks were prefetched; a command after it needs another prefetch.
+     */
+    long prefetch(final RingBuffer<LedgerEvent> ring, final long from, final long to)
+    {
+        asks.clear();
+        long last = to;
+        // While lookups are paused nothing is asked; the empty prefetch still drops the last batch's answers, which
+        // were read before an older watermark and must never answer a command stamped with this one.
+        final boolean paused = System.nanoTime() - pausedUntilNs < 0;
+        for (long s = from; s <= to && !paused; s++)
+        {
+            final LedgerEvent event = ring.get(s);
+            if (event.kind == EventKind.COMMAND && !ColdLookup.ask(event.command, batchWatermark, asks))
+            {
+                last = s - 1;
+                break;
+            }
+        }
+        final long startNs = System.nanoTime();
+        try
+        {
+            source.prefetch(asks);
+        }
+        catch (final RuntimeException ex)
+        {
+            failed(ex);
+        }
+        lookupNanos += System.nanoTime() - startNs;
+        return last;
     }
 
     /**
@@ -108,15 +151,21 @@ public final class ColdCheck
             c.coldKeyFound = false;
             c.coldTransferFound = false;
             c.coldUnchecked = true;
-            lookupFailures++;
             refusedUnavailable++;
-            pausedUntilNs = System.nanoTime() + pauseNs;
-            LOG.error("cold index lookup failed: keyed commands are refused (503 cold-index-unavailable) for the next {} ms",
-                TimeUnit.NANOSECONDS.toMillis(pauseNs), ex);
-            pauseNs = Math.min(PAUSE_MAX_NS, 2 * pauseNs);
+            failed(ex);
         }
         lookups++;
         lookupNanos += System.nanoTime() - startNs;
+    }
+
+    /** A lookup failed: keyed commands are refused, without asking, for the pause that starts now. */
+    private void failed(final RuntimeException ex)
+    {
+        lookupFailures++;
+        pausedUntilNs = System.nanoTime() + pauseNs;
+        LOG.error("cold index lookup failed: keyed commands are refused (503 cold-index-unavailable) for the next {} ms",
+            TimeUnit.NANOSECONDS.toMillis(pauseNs), ex);
+        pauseNs = Math.min(PAUSE_MAX_NS, 2 * pauseNs);
     }
 
     private void logRefusal(final String why)

@@ -41,6 +41,8 @@ final class JournalStage extends ChainedStage
     private boolean forceFailed;
     /** The first ring sequence whose command waits in the journal's next document; -1 while none does. */
     private long stagedFromSequence = -1;
+    /** The last ring sequence whose cold lookups were prefetched ({@link ColdCheck#prefetch}). */
+    private long prefetchedThrough = -1;
     private long batchStartNs;
     private long oldestReceivedNs;
     private int batchCommands;
@@ -102,6 +104,10 @@ final class JournalStage extends ChainedStage
                 {
                     if (cold != null)
                     {
+                        if (sequence > prefetchedThrough)
+                        {
+                            prefetchedThrough = cold.prefetch(ring, sequence, batchLastSequence());
+                        }
                         cold.prepare(event.command, journal.nextIndex());
                     }
                     journal.stampAndStage(event.command, clock.nanoTime());

@@ -18,6 +18,7 @@ import dev.tally.journal.JournalConfig;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
 import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.cold.ColdAsks;
 import dev.tally.ledger.cold.ColdSource;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
@@ -89,6 +90,24 @@ class JournalColdCheckTest
             return true;
         }
 
+        /** The low digests of every key and reference prefetched, one list per prefetch. */
+        final List<List<Long>> prefetches = new ArrayList<>();
+
+        @Override
+        public void prefetch(final ColdAsks asks)
+        {
+            final List<Long> asked = new ArrayList<>();
+            for (int i = 0; i < asks.keyCount(); i++)
+            {
+                asked.add(asks.keyLo(i));
+            }
+            for (int i = 0; i < asks.referenceCount(); i++)
+            {
+                asked.add(asks.referenceLo(i));
+            }
+            prefetches.add(asked);
+        }
+
         private void answer()
         {
             calls.incrementAndGet();
@@ -128,6 +147,18 @@ class JournalColdCheckTest
         assertFalse(journaled.get(4).coldTransferFound, "above the watermark: in memory still, not asked");
     }
 
+    /** One prefetch per batch, after its watermark was read, asks every key and reference its lookups will ask. */
+    @Test
+    void shouldPrefetchABatchsKeysAndReferencesTogether() throws Exception
+    {
+        final ColdIndexOfThree cold = new ColdIndexOfThree();
+        run(new ColdCheck(() -> 5, cold, 1_000), List.<Command[]>of(new Command[] {
+            transfer(100, 0), transfer(101, 200), transfer(102, 201), reversal(103, 2)}, new Command[] {transfer(104, 0)}));
+
+        assertEquals(List.of(List.of(100L, 101L, 102L, 103L, 200L, 201L), List.of(104L)), cold.prefetches,
+            "keys, then references, in the order the lookups ask");
+    }
+
     @Test
     void shouldRefuseAWholeRequestThatWouldRunPastTheLagBound() throws Exception
     {
@@ -156,6 +187,8 @@ class JournalColdCheckTest
             List.of(new Command[] {transfer(1, 200)}, new Command[] {transfer(2, 0), transfer(3, 0)}));
 
         assertEquals(1, cold.calls.get(), "asked once; the commands after it, inside the pause, are not asked");
+        assertEquals(List.of(List.of(1L, 200L), List.<Long>of()), cold.prefetches,
+            "inside the pause the prefetch asks nothing, and so drops the answers read before an older watermark");
         for (final Command c : journaled)
         {
             assertTrue(c.coldUnchecked, "refused: the ledger cannot know what the cold index would have said");

@@ -23,6 +23,31 @@ public final class ColdLookup
     private final long[] reference = new long[2];
 
     /**
+     * Adds what {@link #prepare} will look up for {@code c} to {@code asks}: the same conditions, so that a source that
+     * answers them together ({@link ColdSource#prefetch}) is asked for exactly what follows. A reversal's transfer is
+     * not prefetched (rare, and known only once its index is compared with the watermark).
+     *
+     * @return false when {@code asks} had no room for it (nothing was added).
+     */
+    public static boolean ask(final Command c, final long watermark, final ColdAsks asks)
+    {
+        if (c.type == null || !c.type.isKeyed() || watermark == 0)
+        {
+            return true;
+        }
+        if (!asks.hasRoom())
+        {
+            return false;
+        }
+        asks.addKey(c.keyHi, c.keyLo);
+        if (c.type == CommandType.TRANSFER && c.hasReference() && !c.referenceTaken)
+        {
+            asks.addReference(c.referenceHi, c.referenceLo);
+        }
+        return true;
+    }
+
+    /**
      * Stamps {@code c} with the watermark and looks up what it needs.
      *
      * @throws RuntimeException whatever the source throws: the caller marks the command {@link Command#coldUnchecked}.

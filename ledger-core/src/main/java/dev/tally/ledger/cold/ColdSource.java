@@ -8,6 +8,15 @@ import dev.tally.ledger.LedgerLimits;
  */
 public interface ColdSource
 {
+    /**
+     * Looks up together what the find calls that follow will ask ({@link ColdLookup#ask}), in their order, and keeps the
+     * answers for them; a find of something not prefetched is looked up alone. Call only after reading the watermark
+     * the commands are stamped with, as before any lookup. The default keeps nothing.
+     */
+    default void prefetch(final ColdAsks asks)
+    {
+    }
+
     /** @param into {@link LedgerLimits#COLD_KEY_LONGS} longs. */
     boolean findKey(long digestHi, long digestLo, long[] into);
 
