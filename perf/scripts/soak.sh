@@ -17,11 +17,12 @@ EXTRA=("$@")
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$OUT"; mkdir -p "$OUT"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-java -XX:+UseParallelGC -Dchronicle.analytics.disable=true -jar "$REPO/server/target/tally.jar" serve --port "$PORT" \
+java -Xmx2g -XX:+UseParallelGC -Dchronicle.analytics.disable=true -jar "$REPO/server/target/tally.jar" serve --port "$PORT" \
   --data-dir "$OUT/data" --api-key t:soak-key-1234 "${EXTRA[@]}" > "$OUT/serve.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ready" 2>/dev/null | grep -q 200 && break; sleep 0.2; done
-# time, transfers applied, heap used, RSS kB, keys evicted, transfers evicted, capacity_exceeded, cold refused, ring rejections
+# time, transfers applied, heap used, RSS kB, keys evicted, transfers evicted, capacity_exceeded, cold refused, ring rejections,
+# PostgreSQL writer refusals, the machine's 1-minute load average (other work on it shows there)
 ( while kill -0 $SERVER 2>/dev/null; do
     m=$(curl -s "http://127.0.0.1:$PORT/metrics")
     rss=$(awk '/^VmRSS/{print $2}' /proc/$SERVER/status 2>/dev/null)
@@ -33,8 +34,9 @@ for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0
       /^tally_ledger_outcomes_total\{code="capacity_exceeded"/{ce=$2}
       /^tally_cold_refused_total/{cr+=$2}
       /^tally_ring_rejections_total /{rr=$2}
+      /^tally_pg_writer_refusals_total/{pr+=$2}
       END {printf "%d %d", t, h}
-      END {printf " '"${rss:-0}"' %d %d %d %d %d\n", ek, et, ce, cr, rr}')"
+      END {printf " '"${rss:-0}"' %d %d %d %d %d %d '"$(cut -d' ' -f1 /proc/loadavg)"'\n", ek, et, ce, cr, rr, pr}')"
     sleep 10
   done > "$OUT/samples.txt" ) &
 SAMPLER=$!
@@ -47,7 +49,7 @@ grep -ciE ' WARN | ERROR ' "$OUT/serve.log" | sed 's/^/server log WARN+ERROR lin
 python3 - "$OUT" <<'PY'
 import sys
 out = sys.argv[1]
-rows = [list(map(int, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 9]
+rows = [list(map(float, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 11]
 rows = [r for r in rows if r[1] > 0]
 # the measured part: a minute after the first sample whose transfers grew (setup's funding), i.e. past the warm-up
 start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6
@@ -60,8 +62,12 @@ n = min(30, len(rows) // 2 - 1)   # 5 minutes, or half the run when it is shorte
 first, last = rate(rows[0], rows[n]), rate(rows[-n - 1], rows[-1])
 print(f"first {n / 6:.0f} min {first:,.0f}/s, last {n / 6:.0f} min {last:,.0f}/s, last/first {last / first:.3f}")
 heap = [r[2] / 2**20 for r in rows]; rss = [r[3] / 1024 for r in rows]
-print(f"heap used MiB: min {min(heap):,.0f} max {max(heap):,.0f}; RSS MiB: first {rss[0]:,.0f} last {rss[-1]:,.0f} max {max(rss):,.0f}")
-print(f"evicted keys {rows[-1][4]:,} transfers {rows[-1][5]:,}; capacity_exceeded {rows[-1][6]}; cold refused {rows[-1][7]}; "
-      f"ring rejections {rows[-1][8]}")
+# heap used swings between collections: its highest and lowest in the first and the last window say whether it grows
+print(f"heap used MiB, first {n / 6:.0f} min: {min(heap[:n + 1]):,.0f}..{max(heap[:n + 1]):,.0f}, last {n / 6:.0f} min: "
+      f"{min(heap[-n - 1:]):,.0f}..{max(heap[-n - 1:]):,.0f}; RSS MiB: first {rss[0]:,.0f} last {rss[-1]:,.0f} max {max(rss):,.0f}")
+print(f"evicted keys {rows[-1][4]:,.0f} transfers {rows[-1][5]:,.0f}; capacity_exceeded {rows[-1][6]:.0f}; cold refused {rows[-1][7]:.0f}; "
+      f"ring rejections {rows[-1][8]:.0f}; PostgreSQL writer refusals {rows[-1][9]:,.0f}")
+load = [r[10] for r in rows]
+print(f"load average over the run: {min(load):.1f}..{max(load):.1f}, median {sorted(load)[len(load) // 2]:.1f}")
 PY
 

@@ -108,17 +108,20 @@ final class Setup
         }
         final byte[] request = http.request("POST", "/v1/batch", null, body.append("]}").toString().getBytes(StandardCharsets.UTF_8));
         BlockingHttp.Reply reply = http.exchange(request);
-        for (int attempt = 1; reply.status() == 503 && attempt < ATTEMPTS_MAX; attempt++)
+        int found = reply.status() == 200 ? results.scan(reply.body(), reply.body().length) : 0;
+        for (int attempt = 1; (reply.status() == 503 || anyRetryable(results, found)) && attempt < ATTEMPTS_MAX; attempt++)
         {
-            // Ring full or not ready: not journaled, nothing applied; the same batch (same keys) again.
+            // The batch or some of its operations answered 503 (ring full, not ready, a writer or the cold index behind):
+            // those were not applied. The same batch again, as a client honouring Retry-After would: under the same
+            // keys, the operations that were applied answer as replays.
             pause();
             reply = http.exchange(request);
+            found = reply.status() == 200 ? results.scan(reply.body(), reply.body().length) : 0;
         }
         if (reply.status() != 200)
         {
             throw new IOException("setup failed " + what + ": batch answered " + reply.status() + " " + excerpt(reply.text()));
         }
-        final int found = results.scan(reply.body(), reply.body().length);
         if (found != to - from)
         {
             throw new IOException("setup failed " + what + ": " + found + " results for " + (to - from) + " operations");
@@ -131,6 +134,18 @@ final class Setup
                     " (does the server have room: --accounts-max, --sub-balances-max, --keys-max?) " + excerpt(reply.text()));
             }
         }
+    }
+
+    private static boolean anyRetryable(final BatchResults results, final int found)
+    {
+        for (int op = 0; op < found; op++)
+        {
+            if (results.status(op) == 503)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String accountOperation(final int index)
