@@ -77,6 +77,11 @@ final class LoadOptions
         description = "Every transfer carries the same metadata object (3 members, 59 bytes canonical), as payment traffic usually does.")
     boolean metadata;
 
+    @CommandLine.Option(names = "--pause-after-503-ms", defaultValue = "" + LoadSpec.PAUSE_AFTER_503_MS_DEFAULT,
+        description = "Closed loop: a connection answered 503 waits this long before its next request, as a client honouring " +
+            "Retry-After: 1 does; 0 sends at once, spending the server's CPU on refusals (default: ${DEFAULT-VALUE}).")
+    int pauseAfter503Ms;
+
     @CommandLine.Option(names = "--seed", defaultValue = "42", description = "Seed of the random choices (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -97,7 +102,7 @@ final class LoadOptions
             final Scenario scenario = Scenario.parse(name);
             specs.add(new LoadSpec(scenario, Mode.parse(mode), connections, depth, rate, seconds, warmupSeconds,
                 accounts != null ? accounts : scenario.accountsDefault(), batchSize, hotSubBalances, "constrained".equals(hotDebitAccount),
-                checkSample, drainSeconds, clientThreads, seed, references, metadata));
+                checkSample, drainSeconds, clientThreads, seed, references, metadata, pauseAfter503Ms));
         }
         return specs;
     }

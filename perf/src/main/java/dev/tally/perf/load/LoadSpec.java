@@ -21,6 +21,9 @@ package dev.tally.perf.load;
  * @param seed                seed of every random choice (accounts, retries, samples).
  * @param references          every transfer carries a unique {@code reference} (derived from its key).
  * @param metadata            every transfer carries {@link RequestTemplate#METADATA} as its {@code metadata}.
+ * @param pauseAfter503Ms     closed loop: a connection answered 503 waits this long before its next request, as a
+ *                            client honouring Tally's {@code Retry-After: 1} does; 0 sends at once, which spends the
+ *                            server's CPU on refusals while it sheds load.
  */
 public record LoadSpec(
     Scenario scenario,
@@ -39,8 +42,11 @@ public record LoadSpec(
     int clientThreads,
     long seed,
     boolean references,
-    boolean metadata)
+    boolean metadata,
+    int pauseAfter503Ms)
 {
+    /** What Tally's 503 replies ask for ({@code Retry-After: 1}). */
+    public static final int PAUSE_AFTER_503_MS_DEFAULT = 1_000;
     public static final int CONNECTIONS_MAX = 4_096;
     public static final int DEPTH_MAX = 256;
     public static final int RATE_MAX_RPS = 5_000_000;
@@ -59,7 +65,7 @@ public record LoadSpec(
         final int checkSample, final int drainSeconds, final int clientThreads, final long seed)
     {
         this(scenario, mode, connections, depth, rateRps, seconds, warmupSeconds, accounts, batchSize, hotSubBalances,
-            hotDebitConstrained, checkSample, drainSeconds, clientThreads, seed, false, false);
+            hotDebitConstrained, checkSample, drainSeconds, clientThreads, seed, false, false, PAUSE_AFTER_503_MS_DEFAULT);
     }
 
     /** Checks every limit, with a message that names it. */
@@ -79,6 +85,7 @@ public record LoadSpec(
         requireRange("check sample", checkSample, 0, ACCOUNTS_MAX);
         requireRange("drain seconds", drainSeconds, 1, 600);
         requireRange("client threads", clientThreads, 1, CLIENT_THREADS_MAX);
+        requireRange("pause after 503 ms", pauseAfter503Ms, 0, 60_000);
         if (clientThreads > connections)
         {
             throw new IllegalArgumentException("client threads (" + clientThreads + ") must not exceed connections (" + connections + ")");

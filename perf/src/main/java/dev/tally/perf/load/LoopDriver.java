@@ -5,6 +5,7 @@ import io.netty.channel.EventLoop;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -13,7 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <ul>
  *   <li>closed loop: every connection starts with {@code depth} requests; each reply releases the next
- *       one on the same connection, until the measured window ends;</li>
+ *       one on the same connection, until the measured window ends; a 503 releases it only after
+ *       {@link LoadSpec#pauseAfter503Ms()}, as a client honouring {@code Retry-After} would;</li>
  *   <li>open loop: requests leave when the {@link OpenSchedule} says they are due, on a connection
  *       with room; if none has room they wait (their latency still runs from the intended time).</li>
  * </ul>
@@ -212,7 +214,11 @@ final class LoopDriver
         stats.reply(startNs, nowNs, status, ok, operationsPerRequest);
         if (schedule == null)
         {
-            if (nowNs < sendUntilNs && connection.hasCapacity())
+            if (status == 503 && spec.pauseAfter503Ms() > 0)
+            {
+                loop.schedule(() -> sendAfterPause(connection), spec.pauseAfter503Ms(), TimeUnit.MILLISECONDS);
+            }
+            else if (nowNs < sendUntilNs && connection.hasCapacity())
             {
                 send(connection, System.nanoTime());
             }
@@ -220,6 +226,15 @@ final class LoopDriver
         }
         markFree(connection);
         sendDue();
+    }
+
+    private void sendAfterPause(final LoadConnection connection)
+    {
+        if (System.nanoTime() < sendUntilNs && connection.channel().isActive() && connection.hasCapacity())
+        {
+            send(connection, System.nanoTime());
+            flushDirty();
+        }
     }
 
     private void markFree(final LoadConnection connection)
