@@ -22,10 +22,16 @@ java -Xmx2g -XX:+UseParallelGC -Dchronicle.analytics.disable=true -jar "$REPO/se
 SERVER=$!
 for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ready" 2>/dev/null | grep -q 200 && break; sleep 0.2; done
 # time, transfers applied, heap used, RSS kB, keys evicted, transfers evicted, capacity_exceeded, cold refused, ring rejections,
-# PostgreSQL writer refusals, the machine's 1-minute load average (other work on it shows there)
+# PostgreSQL writer refusals, the machine's 1-minute load average (other work on it shows there), CPU clock ticks used so
+# far by the server's JVM and by its embedded PostgreSQL (the postmaster and its children): CPU per transfer is the
+# figure neighbours on a shared machine distort least
+ticks() { awk '{s += $14 + $15} END {print s + 0}' "$@" 2>/dev/null || echo 0; }
 ( while kill -0 $SERVER 2>/dev/null; do
     m=$(curl -s "http://127.0.0.1:$PORT/metrics")
     rss=$(awk '/^VmRSS/{print $2}' /proc/$SERVER/status 2>/dev/null)
+    jvm=$(ticks /proc/$SERVER/stat)
+    pm=$(head -1 "$OUT/data/pg/postmaster.pid" 2>/dev/null)
+    pg=0; [ -n "$pm" ] && pg=$(ticks /proc/$pm/stat $(pgrep -P "$pm" | sed 's|.*|/proc/&/stat|'))
     echo "$(date +%s) $(echo "$m" | awk '
       /^tally_transfers_applied_total /{t=$2}
       /^jvm_memory_used_bytes\{area="heap"/{h+=$NF}   # the last field: a pool name has spaces
@@ -36,7 +42,7 @@ for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0
       /^tally_ring_rejections_total /{rr=$2}
       /^tally_pg_writer_refusals_total/{pr+=$2}
       END {printf "%d %d", t, h}
-      END {printf " '"${rss:-0}"' %d %d %d %d %d %d '"$(cut -d' ' -f1 /proc/loadavg)"'\n", ek, et, ce, cr, rr, pr}')"
+      END {printf " '"${rss:-0}"' %d %d %d %d %d %d '"$(cut -d' ' -f1 /proc/loadavg) $jvm $pg"'\n", ek, et, ce, cr, rr, pr}')"
     sleep 10
   done > "$OUT/samples.txt" ) &
 SAMPLER=$!
@@ -49,7 +55,7 @@ grep -ciE ' WARN | ERROR ' "$OUT/serve.log" | sed 's/^/server log WARN+ERROR lin
 python3 - "$OUT" <<'PY'
 import sys
 out = sys.argv[1]
-rows = [list(map(float, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 11]
+rows = [list(map(float, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 13]
 rows = [r for r in rows if r[1] > 0]
 # the measured part: a minute after the first sample whose transfers grew (setup's funding), i.e. past the warm-up
 start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6
@@ -68,6 +74,10 @@ print(f"heap used MiB, first {n / 6:.0f} min: {min(heap[:n + 1]):,.0f}..{max(hea
 print(f"evicted keys {rows[-1][4]:,.0f} transfers {rows[-1][5]:,.0f}; capacity_exceeded {rows[-1][6]:.0f}; cold refused {rows[-1][7]:.0f}; "
       f"ring rejections {rows[-1][8]:.0f}; PostgreSQL writer refusals {rows[-1][9]:,.0f}")
 load = [r[10] for r in rows]
+def cpu(a, b, column):   # CPU microseconds per transfer between two samples (clock ticks of 10 ms)
+    return (b[column] - a[column]) * 10_000 / max(1, b[1] - a[1])
+print(f"CPU per transfer, first {n / 6:.0f} min: JVM {cpu(rows[0], rows[n], 11):.1f} us + PostgreSQL {cpu(rows[0], rows[n], 12):.1f} us; "
+      f"last {n / 6:.0f} min: JVM {cpu(rows[-n - 1], rows[-1], 11):.1f} us + PostgreSQL {cpu(rows[-n - 1], rows[-1], 12):.1f} us")
 print(f"load average over the run: {min(load):.1f}..{max(load):.1f}, median {sorted(load)[len(load) // 2]:.1f}")
 PY
 
