@@ -92,17 +92,31 @@ final class ReadQuery
         final Instant to = instant(parameters, "to");
         checkRange(from, to, "from", "to");
         final String after = parameters.get("after");
-        UUID afterId = null;
-        if (after != null)
-        {
-            final ResourceId id = new ResourceId();
-            if (!id.parse(after, Uuid7.KIND_ENTRY))
-            {
-                throw new IllegalArgumentException("after must be the next cursor of the previous page, was " + after);
-            }
-            afterId = new UUID(id.hi(), id.lo());
-        }
+        final UUID afterId = after == null ? null : entryId(after);
         return new AccountTransfersFilter(from, to, direction(parameters.get("direction")), afterId, limit(parameters));
+    }
+
+    /** @return the entry id a cursor of {@code GET /v1/accounts/{id}/transfers} is (lower-case, as {@code next} gives it). */
+    private static UUID entryId(final String cursor)
+    {
+        UUID id = null;
+        if (cursor.length() == ResourceId.UUID_LENGTH)
+        {
+            try
+            {
+                id = UUID.fromString(cursor);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                id = null;
+            }
+        }
+        if (id == null || !id.toString().equals(cursor) || Uuid7.kind(id.getMostSignificantBits()) != Uuid7.KIND_ENTRY ||
+            Uuid7.journalIndex(id.getMostSignificantBits(), id.getLeastSignificantBits()) < 1)
+        {
+            throw new IllegalArgumentException("after must be the next cursor of the previous page, was " + cursor);
+        }
+        return id;
     }
 
     /** @return why {@code query} is not a valid query of {@code parse}, or null. */

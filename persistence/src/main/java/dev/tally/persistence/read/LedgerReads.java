@@ -162,7 +162,7 @@ public final class LedgerReads
         throws SQLException
     {
         checkLimit(filter.limit());
-        final String sql = ACCOUNT_TRANSFERS + DIRECTION_FILTERS[filter.direction()] + " ORDER BY e.id LIMIT ?";
+        final String sql = accountTransfersSql(filter.direction());
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
         {
             s.setQueryTimeout(READ_TIMEOUT_SECONDS);
@@ -197,7 +197,7 @@ public final class LedgerReads
     public List<AccountRow> accounts(final long tenantId, final AccountsFilter filter) throws SQLException
     {
         checkLimit(filter.limit());
-        final String sql = ACCOUNTS + (filter.currency() == null ? "" : " AND a.currency = ?") + " ORDER BY a.account_id LIMIT ?";
+        final String sql = accountsSql(filter.currency() != null);
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
         {
             s.setQueryTimeout(READ_TIMEOUT_SECONDS);
@@ -222,6 +222,24 @@ public final class LedgerReads
             }
             return rows;
         }
+    }
+
+    /**
+     * @return the statement {@link #accountTransfers} runs for a direction: parameters tenant, account, the id after
+     *         which the page starts, the id before which the range ends, from, to, limit (tests EXPLAIN it).
+     */
+    public static String accountTransfersSql(final int direction)
+    {
+        return ACCOUNT_TRANSFERS + DIRECTION_FILTERS[direction] + " ORDER BY e.id LIMIT ?";
+    }
+
+    /**
+     * @return the statement {@link #accounts} runs: parameters tenant, the account id after which the page starts, created
+     *         from, created to, the currency (when {@code byCurrency}), limit (tests EXPLAIN it).
+     */
+    public static String accountsSql(final boolean byCurrency)
+    {
+        return ACCOUNTS + (byCurrency ? " AND a.currency = ?" : "") + " ORDER BY a.account_id LIMIT ?";
     }
 
     /** @return the tenant's hold with that id, whatever its state; empty when unknown or another tenant's. */
