@@ -429,8 +429,11 @@ public final class Ledger
     }
 
     /**
-     * Copies a transfer of the tenant that is still in memory into {@code out}; {@code out.found} is
-     * false when the id is unknown, another tenant's, or older than the reversal window.
+     * Answers the read {@code out.lookup} asks ({@link TransferView#BY_ID} by default): copies a transfer of the tenant
+     * that is still in memory into {@code out}, found by its id or ({@link TransferView#BY_REFERENCE}) by the digest
+     * of its reference given as {@code idHi/idLo}; or ({@link TransferView#HOLD_BY_ID}) a live hold of the tenant into
+     * {@code out.hold}. {@code out.found} is false when the id is unknown, another tenant's, or older than what memory
+     * keeps. Every answer carries {@link TransferView#asOfJournalIndex}.
      */
     public TransferView readTransfer(final long idHi, final long idLo, final long tenantId, final TransferView out)
     {

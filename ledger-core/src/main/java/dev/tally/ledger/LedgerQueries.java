@@ -8,6 +8,7 @@ import dev.tally.ledger.query.AccountVisitor;
 import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.HoldVisitor;
 import dev.tally.ledger.query.TransferView;
+import dev.tally.ledger.transfer.ReferenceTable;
 import dev.tally.ledger.transfer.TransferTable;
 
 /**
@@ -19,14 +20,18 @@ import dev.tally.ledger.transfer.TransferTable;
  */
 final class LedgerQueries
 {
+    private final LedgerState state;
     private final Accounts accounts;
     private final TransferTable transfers;
+    private final ReferenceTable references;
     private final HoldTable holds;
 
     LedgerQueries(final LedgerState state)
     {
+        this.state = state;
         accounts = state.accounts;
         transfers = state.transfers;
+        references = state.references;
         holds = state.holds;
     }
 
@@ -69,22 +74,75 @@ final class LedgerQueries
     void forEachLiveHold(final HoldVisitor visitor)
     {
         final HoldView view = new HoldView();
-        holds.forEachLive(slot ->
-        {
-            view.journalIndex = holds.journalIndex(slot);
-            view.timestampNs = holds.timestampNs(slot);
-            view.tenantId = holds.tenant(slot);
-            view.accountId = holds.accountId(slot);
-            view.amountMinor = holds.amount(slot);
-            view.currency = holds.currency(slot);
-            view.deadlineNs = holds.deadlineNs(slot);
-            view.unknown = holds.status(slot) == HoldTable.UNKNOWN;
-            visitor.visit(view);
-        });
+        view.found = true;
+        holds.forEachLive(slot -> visitor.visit(copyHold(slot, view)));
+    }
+
+    private HoldView copyHold(final int slot, final HoldView out)
+    {
+        out.journalIndex = holds.journalIndex(slot);
+        out.timestampNs = holds.timestampNs(slot);
+        out.tenantId = holds.tenant(slot);
+        out.accountId = holds.accountId(slot);
+        out.amountMinor = holds.amount(slot);
+        out.currency = holds.currency(slot);
+        out.deadlineNs = holds.deadlineNs(slot);
+        out.unknown = holds.status(slot) == HoldTable.UNKNOWN;
+        return out;
     }
 
     /** @see Ledger#readTransfer */
     TransferView readTransfer(final long idHi, final long idLo, final long tenantId, final TransferView out)
+    {
+        out.asOfJournalIndex = state.lastJournalIndex;
+        out.referenceResolved = false;
+        out.hold.found = false;
+        switch (out.lookup)
+        {
+            case TransferView.BY_REFERENCE:
+                return readTransferByReference(idHi, idLo, tenantId, out);
+            case TransferView.HOLD_BY_ID:
+                out.found = false;
+                readHold(idHi, idLo, tenantId, out.hold);
+                return out;
+            default:
+                return readTransferById(idHi, idLo, tenantId, out);
+        }
+    }
+
+    /** The reference's digest covers the tenant, so another tenant's reference is never found; the tenant is checked anyway. */
+    private TransferView readTransferByReference(final long digestHi, final long digestLo, final long tenantId, final TransferView out)
+    {
+        final long index = references.find(digestHi, digestLo);
+        if (index < 0)
+        {
+            out.found = false;
+            return out;
+        }
+        final long timestampNs = references.findTimestampNs(digestHi, digestLo);
+        readTransferById(Uuid7.hi(timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(index, 0), tenantId, out);
+        if (!out.found)
+        {
+            out.referenceResolved = true;
+            out.journalIndex = index;
+            out.timestampNs = timestampNs;
+        }
+        return out;
+    }
+
+    private void readHold(final long idHi, final long idLo, final long tenantId, final HoldView out)
+    {
+        final long index = Uuid7.journalIndex(idHi, idLo);
+        final int slot = index < 0 ? -1 : holds.find(index);
+        out.found = slot >= 0 && holds.tenant(slot) == tenantId &&
+            Uuid7.hi(holds.timestampNs(slot), Uuid7.KIND_HOLD) == idHi && Uuid7.lo(index, 0) == idLo;
+        if (out.found)
+        {
+            copyHold(slot, out);
+        }
+    }
+
+    private TransferView readTransferById(final long idHi, final long idLo, final long tenantId, final TransferView out)
     {
         final long index = Uuid7.journalIndex(idHi, idLo);
         final int position = index < 0 ? -1 : transfers.find(index);

@@ -106,13 +106,19 @@ class LedgerStatsTest
         {
             d.ledger.publishStats();
         }
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < 100_000; i++)
+        // The fewest bytes of three rounds: on a loaded machine the JIT may still be compiling the loop during the first,
+        // and the code it runs meanwhile allocates a little; the compiled loop must allocate nothing.
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 3 && allocated >= 1_024; round++)
         {
-            d.ledger.publishStats();
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 100_000; i++)
+            {
+                d.ledger.publishStats();
+            }
+            allocated = Math.min(allocated, threads.getCurrentThreadAllocatedBytes() - before);
         }
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertTrue(allocated < 1_024, "bytes allocated by 100,000 publications: " + allocated);
+        assertTrue(allocated < 1_024, "bytes allocated by 100,000 publications, the least of three rounds: " + allocated);
     }
 
     @Test

@@ -9,6 +9,11 @@ import dev.tally.persistence.db.DataFolderLock;
 import dev.tally.persistence.db.Database;
 import dev.tally.persistence.db.EmbeddedDatabase;
 import dev.tally.persistence.db.EmbeddedDatabaseSupervisor;
+import dev.tally.persistence.read.AccountRow;
+import dev.tally.persistence.read.AccountTransferRow;
+import dev.tally.persistence.read.AccountTransfersFilter;
+import dev.tally.persistence.read.AccountsFilter;
+import dev.tally.persistence.read.HoldRow;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
@@ -165,6 +170,31 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
     public Optional<TransferRow> transfer(final long tenantId, final UUID id) throws SQLException
     {
         return reads.transfer(tenantId, id);
+    }
+
+    @Override
+    public Optional<TransferRow> transferByReference(final long tenantId, final String reference) throws SQLException
+    {
+        return reads.transferByReference(tenantId, reference);
+    }
+
+    @Override
+    public Optional<HoldRow> hold(final long tenantId, final UUID id) throws SQLException
+    {
+        return reads.hold(tenantId, id);
+    }
+
+    @Override
+    public List<AccountRow> accounts(final long tenantId, final AccountsFilter filter) throws SQLException
+    {
+        return reads.accounts(tenantId, filter);
+    }
+
+    @Override
+    public List<AccountTransferRow> accountTransfers(final long tenantId, final long accountId, final AccountTransfersFilter filter)
+        throws SQLException
+    {
+        return reads.accountTransfers(tenantId, accountId, filter);
     }
 
     @Override

@@ -85,6 +85,8 @@ public final class RequestDecoder
         .build();
     private final BodyFields fields = new BodyFields();
     private final RequestDigests digests = new RequestDigests();
+    /** Carries a reference looked up by {@link #referenceDigest} through the same digest a transfer gets. */
+    private final Command referenceProbe = new Command();
     private final ResourceId target = new ResourceId();
     private final CharSlice slice = new CharSlice();
     private final char[] keyChars = new char[LedgerLimits.IDEMPOTENCY_KEY_LENGTH_MAX];
@@ -97,6 +99,24 @@ public final class RequestDecoder
 
     private int batchSize;
     private int batchOperationsTouched;
+
+    /**
+     * @return the digest of a reference of the tenant, {@code {hi, lo}}, as a transfer naming it carries it (the key the
+     *         ledger's reference table and the cold index file it under); {@code reference} is 1 to 64 visible ASCII
+     *         characters.
+     */
+    public long[] referenceDigest(final long tenantId, final String reference)
+    {
+        final Command probe = referenceProbe;
+        probe.tenantId = tenantId;
+        for (int i = 0; i < reference.length(); i++)
+        {
+            probe.reference[i] = (byte)reference.charAt(i);
+        }
+        probe.referenceLength = reference.length();
+        digests.reference(probe);
+        return new long[] {probe.referenceHi, probe.referenceLo};
+    }
 
     /**
      * Decodes a single mutating request.

@@ -9,6 +9,7 @@ import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
@@ -187,6 +188,49 @@ public final class ResponseRenderer
             json.name("metadata").raw(metadata, metadata.length);
         }
         json.name("createdAt").time(Math.floorDiv(view.timestampNs, 1_000_000L));
+        json.endObject();
+        return response.set(STATUS_OK, RenderedResponse.JSON, false, 0);
+    }
+
+    /**
+     * Renders {@code GET /v1/holds/{id}}: 200, one shape whether memory (a live hold) or the read model (any hold) answers.
+     * <pre>
+     * {"id","state","accountId","amount","capturedAmount","releasedAmount","remainingAmount","currency","expiresAt","createdAt",
+     *  ["resolvedAt"],["capturedTransferId"]}
+     * </pre>
+     * {@code remainingAmount} is what the hold still reserves (its amount while active or unknown, else zero);
+     * {@code releasedAmount} what it gave back to the account's available balance (a void's or an expiry's whole amount,
+     * the rest of a partial capture).
+     *
+     * @param state            {@code active}, {@code unknown}, {@code captured}, {@code voided} or {@code expired}.
+     * @param capturedMinor    the amount captured (0 unless captured).
+     * @param resolvedAtMs     when it was captured, voided or expired, epoch ms; negative while live.
+     * @param capturedTransfer for a captured hold, the transfer the capture posted as {hi, lo}; otherwise null.
+     */
+    public RenderedResponse renderHold(
+        final HoldView hold, final String state, final long capturedMinor, final long resolvedAtMs, final long[] capturedTransfer,
+        final ByteBuf body)
+    {
+        final int digits = CurrencyCode.minorDigits(hold.currency);
+        final boolean live = resolvedAtMs < 0;
+        json.wrap(body).beginObject();
+        json.name("id").uuid(Uuid7.hi(hold.timestampNs, Uuid7.KIND_HOLD), Uuid7.lo(hold.journalIndex, 0));
+        json.field("state", state).field("accountId", hold.accountId);
+        json.name("amount").money(hold.amountMinor, digits);
+        json.name("capturedAmount").money(capturedMinor, digits);
+        json.name("releasedAmount").money(live ? 0 : hold.amountMinor - capturedMinor, digits);
+        json.name("remainingAmount").money(live ? hold.amountMinor : 0, digits);
+        json.name("currency").currency(hold.currency);
+        json.name("expiresAt").time(Math.floorDiv(hold.deadlineNs, 1_000_000L));
+        json.name("createdAt").time(Math.floorDiv(hold.timestampNs, 1_000_000L));
+        if (!live)
+        {
+            json.name("resolvedAt").time(resolvedAtMs);
+        }
+        if (capturedTransfer != null)
+        {
+            json.name("capturedTransferId").uuid(capturedTransfer[0], capturedTransfer[1]);
+        }
         json.endObject();
         return response.set(STATUS_OK, RenderedResponse.JSON, false, 0);
     }

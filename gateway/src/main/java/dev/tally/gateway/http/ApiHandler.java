@@ -11,6 +11,7 @@ import dev.tally.pipeline.LedgerEvent;
 import dev.tally.pipeline.PipelineHealth;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.TransferView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -56,6 +57,8 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         "This tenant is over its request rate; retry after Retry-After seconds.");
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
+    private static final Problem LISTINGS_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Listings of accounts and of an account's transfers are served from the PostgreSQL read model, which this server does not run.");
 
     /** Without an admin key the admin routes do not exist: the same reply as the router's for an unknown path. */
     private static final Problem ADMIN_ROUTE_ABSENT = new Problem(ProblemType.NOT_FOUND,
@@ -233,6 +236,16 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             case LIST_ACCOUNT_ENTRIES:
                 listEntries(ctx, scratch, tenant, keepAlive);
                 break;
+            case LIST_ACCOUNTS:
+            case LIST_ACCOUNT_TRANSFERS:
+                listFromReadModel(ctx, scratch, route, tenant, keepAlive);
+                break;
+            case FIND_TRANSFER:
+                findTransfer(ctx, scratch, tenant, keepAlive);
+                break;
+            case GET_HOLD:
+                readHold(ctx, scratch, tenant, keepAlive);
+                break;
             case BATCH:
                 if (refuseWhenWriterLags(ctx, scratch, keepAlive))
                 {
@@ -402,6 +415,70 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, scratch.match.query());
     }
 
+    /**
+     * {@code GET /v1/accounts} and {@code GET /v1/accounts/{id}/transfers}: PostgreSQL answers, so they travel as a page
+     * of entries does (the route tells the responder which); the query is checked here, so that a 400 keeps its order.
+     */
+    private void listFromReadModel(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final Route route, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        if (queries == null)
+        {
+            problem(ctx, scratch, LISTINGS_NOT_ENABLED, keepAlive);
+            return;
+        }
+        long accountId = 0;
+        if (route == Route.LIST_ACCOUNT_TRANSFERS)
+        {
+            accountId = ResourceId.parseAccountId(scratch.match.pathId());
+            if (accountId == ResourceId.INVALID_ACCOUNT_ID)
+            {
+                problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+                return;
+            }
+        }
+        final String query = scratch.match.query();
+        final String invalid = route == Route.LIST_ACCOUNTS ? ReadQuery.invalid(query, ReadQuery::accounts) :
+            ReadQuery.invalid(query, ReadQuery::accountTransfers);
+        if (invalid != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, query);
+    }
+
+    /**
+     * {@code GET /v1/transfers?reference=}: the business thread looks the reference's digest up in memory (the slot
+     * carries it in place of an id); what memory does not know, the responder asks PostgreSQL or the cold index.
+     */
+    private void findTransfer(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        final String reference;
+        try
+        {
+            reference = ReadQuery.reference(scratch.match.query());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, ex.getMessage()), keepAlive);
+            return;
+        }
+        final long[] digest = scratch.decoder.referenceDigest(tenant.id(), reference);
+        publishRead(ctx, scratch, EventKind.READ_TRANSFER, TransferView.BY_REFERENCE, tenant, 0, digest[0], digest[1], keepAlive, reference);
+    }
+
+    private void readHold(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
+    {
+        if (!scratch.resourceId.parse(scratch.match.pathId(), Uuid7.KIND_HOLD))
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such hold."), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_TRANSFER, TransferView.HOLD_BY_ID, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(),
+            keepAlive, null);
+    }
+
     private void readAccount(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
     {
         final long accountId = ResourceId.parseAccountId(scratch.match.pathId());
@@ -420,12 +497,24 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such transfer."), keepAlive);
             return;
         }
-        publishRead(ctx, scratch, EventKind.READ_TRANSFER, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(), keepAlive, null);
+        publishRead(ctx, scratch, EventKind.READ_TRANSFER, TransferView.BY_ID, tenant, 0, scratch.resourceId.hi(), scratch.resourceId.lo(),
+            keepAlive, null);
     }
 
-    /** Reads go through the ring too: the business thread owns the state, and per-connection order is kept. */
     private void publishRead(
         final ChannelHandlerContext ctx, final IoThreadScratch scratch, final EventKind kind, final ApiKeys.Tenant tenant,
+        final long accountId, final long idHi, final long idLo, final boolean keepAlive, final String query)
+    {
+        publishRead(ctx, scratch, kind, TransferView.BY_ID, tenant, accountId, idHi, idLo, keepAlive, query);
+    }
+
+    /**
+     * Reads go through the ring too: the business thread owns the state, and per-connection order is kept.
+     *
+     * @param lookup for {@code READ_TRANSFER}, what the business thread is asked ({@link TransferView#lookup}).
+     */
+    private void publishRead(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final EventKind kind, final int lookup, final ApiKeys.Tenant tenant,
         final long accountId, final long idHi, final long idLo, final boolean keepAlive, final String query)
     {
         final long sequence = ring.tryClaim();
@@ -442,6 +531,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             event.command.targetIdLo = idLo;
             event.readAccountId = accountId;
             event.readQuery = query;
+            event.transferView.lookup = lookup;   // the one field of the view the reader writes: every read sets it
             addressReply(event, ctx, keepAlive);
         }
         finally

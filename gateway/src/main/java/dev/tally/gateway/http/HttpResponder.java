@@ -4,6 +4,7 @@ import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResponseRenderer;
+import dev.tally.gateway.api.routing.Route;
 import dev.tally.pipeline.EventKind;
 import dev.tally.pipeline.InputRing;
 import dev.tally.pipeline.LedgerEvent;
@@ -12,6 +13,8 @@ import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.cold.ColdSource;
 import dev.tally.ledger.cold.ColdTransferRead;
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import io.netty.buffer.ByteBuf;
@@ -44,6 +47,11 @@ public final class HttpResponder implements ResponderStage
     private static final Problem TRANSFER_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No such transfer.");
     private static final Problem COLD_READ_FAILED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "The transfer is older than memory and the cold index could not be read: retry later.");
+    private static final Problem REFERENCE_NOT_FOUND = new Problem(ProblemType.NOT_FOUND, "No transfer of this tenant has this reference.");
+    /** Without a read model only memory answers, and it holds live holds only. */
+    private static final Problem HOLD_NOT_LIVE = new Problem(ProblemType.NOT_FOUND,
+        "No live hold has this id. This server runs without the PostgreSQL read model, which is what keeps holds that ended.");
+    private static final Route[] ROUTES = Route.values();
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpResponder.class);
     private static final long COLD_READ_FAILURE_LOG_INTERVAL_NS = 10_000_000_000L;
@@ -60,6 +68,8 @@ public final class HttpResponder implements ResponderStage
     /** Reads of transfers memory let go, for a server without a read model; null with one (PostgreSQL has them). */
     private final ColdSource coldReads;
     private final ColdTransferRead coldTransferRead = new ColdTransferRead();
+    /** The journal index and time of the transfer holding a reference, as the cold index files them. */
+    private final long[] coldReference = new long[2];
     private long coldReadFailures;
     private long lastColdReadFailureLogNs = System.nanoTime() - COLD_READ_FAILURE_LOG_INTERVAL_NS;
 
@@ -146,40 +156,7 @@ public final class HttpResponder implements ResponderStage
                 return event.accountView.found ? renderer.renderAccount(event.accountView, body) :
                     renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
             case READ_TRANSFER:
-                if (!event.transferView.found && queries != null)
-                {
-                    // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
-                    body.release();
-                    queries.transfer(channel, event.requestId, event.keepAlive, event.command.tenantId,
-                        new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), replyRecorder(event));
-                    clearReplyFields(event);
-                    return null;
-                }
-                if (event.transferView.hasMetadata && queries != null)
-                {
-                    // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
-                    body.release();
-                    queries.transferWithMetadata(channel, event.requestId, event.keepAlive, new TransferView().copyFrom(event.transferView),
-                        event.receivedNs, replyRecorder(event));
-                    clearReplyFields(event);
-                    return null;
-                }
-                if (!event.transferView.found && coldReads != null)
-                {
-                    // Memory let it go, and without a read model the cold index is the one place that holds it.
-                    try
-                    {
-                        coldTransferRead.read(coldReads, event.command.targetIdHi, event.command.targetIdLo, event.command.tenantId,
-                            event.transferView);
-                    }
-                    catch (final RuntimeException ex)
-                    {
-                        logColdReadFailure(ex);
-                        return renderer.renderProblem(COLD_READ_FAILED, body);
-                    }
-                }
-                return event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
-                    renderer.renderProblem(TRANSFER_NOT_FOUND, body);
+                return renderRead(event, channel, body);
             case READ_ENTRIES:
                 if (queries == null)
                 {
@@ -187,14 +164,152 @@ public final class HttpResponder implements ResponderStage
                 }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
-                queries.entries(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
-                    replyRecorder(event));
+                listFromReadModel(event, channel);
                 clearReplyFields(event);
                 return null;
             case COMMAND:
             default:
                 return renderCommand(event, sequence, body);
         }
+    }
+
+    /**
+     * The reads that travel as {@code READ_ENTRIES}, answered from PostgreSQL alone: the route says which (the slot's
+     * kinds are the pipeline's; a listing is the same to it as a page of entries).
+     */
+    private void listFromReadModel(final LedgerEvent event, final Channel channel)
+    {
+        final long tenantId = event.command.tenantId;
+        switch (ROUTES[event.routeIndex])
+        {
+            case LIST_ACCOUNTS:
+                queries.accounts(channel, event.requestId, event.keepAlive, tenantId, event.readQuery, replyRecorder(event));
+                break;
+            case LIST_ACCOUNT_TRANSFERS:
+                queries.accountTransfers(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
+                    replyRecorder(event));
+                break;
+            default:
+                queries.entries(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
+                    replyRecorder(event));
+                break;
+        }
+    }
+
+    /**
+     * A read the business thread answered from memory ({@link TransferView#lookup} says which): a transfer by id or by
+     * reference, or a hold. What memory no longer holds comes from PostgreSQL (the read pool replies: null here) or,
+     * without a read model, from the cold index (transfers and references only: it keeps no holds).
+     */
+    private RenderedResponse renderRead(final LedgerEvent event, final Channel channel, final ByteBuf body)
+    {
+        final TransferView view = event.transferView;
+        switch (view.lookup)
+        {
+            case TransferView.HOLD_BY_ID:
+                return renderHold(event, channel, body);
+            case TransferView.BY_REFERENCE:
+                if (view.found || view.referenceResolved)
+                {
+                    // memory knows which transfer holds the reference: from here on, a read of it by id
+                    return renderTransfer(event, channel, body, Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
+                }
+                return renderUnknownReference(event, channel, body);
+            default:
+                return renderTransfer(event, channel, body, event.command.targetIdHi, event.command.targetIdLo);
+        }
+    }
+
+    private RenderedResponse renderTransfer(
+        final LedgerEvent event, final Channel channel, final ByteBuf body, final long idHi, final long idLo)
+    {
+        if (!event.transferView.found && queries != null)
+        {
+            // Older than the reversal window: PostgreSQL has it (the reply leaves from the read pool).
+            body.release();
+            queries.transfer(channel, event.requestId, event.keepAlive, event.command.tenantId, new java.util.UUID(idHi, idLo),
+                replyRecorder(event));
+            clearReplyFields(event);
+            return null;
+        }
+        if (event.transferView.hasMetadata && queries != null)
+        {
+            // Memory has every field but the metadata: the read pool adds it from PostgreSQL and replies.
+            body.release();
+            queries.transferWithMetadata(channel, event.requestId, event.keepAlive, new TransferView().copyFrom(event.transferView),
+                event.receivedNs, replyRecorder(event));
+            clearReplyFields(event);
+            return null;
+        }
+        if (!event.transferView.found && coldReads != null)
+        {
+            // Memory let it go, and without a read model the cold index is the one place that holds it.
+            try
+            {
+                coldTransferRead.read(coldReads, idHi, idLo, event.command.tenantId, event.transferView);
+            }
+            catch (final RuntimeException ex)
+            {
+                logColdReadFailure(ex);
+                return renderer.renderProblem(COLD_READ_FAILED, body);
+            }
+        }
+        return event.transferView.found ? renderer.renderTransfer(event.transferView, body) :
+            renderer.renderProblem(TRANSFER_NOT_FOUND, body);
+    }
+
+    /**
+     * A reference memory does not know: never used, or let go. PostgreSQL holds every reference for good; without it,
+     * the cold index holds those memory let go (by digest: the slot carries the digest in place of an id).
+     */
+    private RenderedResponse renderUnknownReference(final LedgerEvent event, final Channel channel, final ByteBuf body)
+    {
+        if (queries != null)
+        {
+            body.release();
+            queries.transferByReference(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readQuery,
+                event.transferView.asOfJournalIndex, event.receivedNs, replyRecorder(event));
+            clearReplyFields(event);
+            return null;
+        }
+        if (coldReads != null)
+        {
+            final boolean filed;
+            try
+            {
+                filed = coldReads.findReference(event.command.targetIdHi, event.command.targetIdLo, coldReference);
+            }
+            catch (final RuntimeException ex)
+            {
+                logColdReadFailure(ex);
+                return renderer.renderProblem(COLD_READ_FAILED, body);
+            }
+            if (filed)
+            {
+                return renderTransfer(event, channel, body, Uuid7.hi(coldReference[1], Uuid7.KIND_TRANSFER), Uuid7.lo(coldReference[0], 0));
+            }
+        }
+        return renderer.renderProblem(REFERENCE_NOT_FOUND, body);
+    }
+
+    /** A live hold from memory; one that ended (or never was) from PostgreSQL, which keeps every hold. */
+    private RenderedResponse renderHold(final LedgerEvent event, final Channel channel, final ByteBuf body)
+    {
+        final HoldView hold = event.transferView.hold;
+        if (hold.found)
+        {
+            return renderer.renderHold(hold, hold.unknown ? "unknown" : "active", 0, -1, null, body);
+        }
+        if (queries == null)
+        {
+            return renderer.renderProblem(HOLD_NOT_LIVE, body);
+        }
+        body.release();
+        queries.hold(channel, event.requestId, event.keepAlive, event.command.tenantId,
+            new java.util.UUID(event.command.targetIdHi, event.command.targetIdLo), event.transferView.asOfJournalIndex, event.receivedNs,
+            replyRecorder(event));
+        clearReplyFields(event);
+        return null;
     }
 
     private void logColdReadFailure(final RuntimeException ex)

@@ -1,6 +1,11 @@
 package dev.tally.gateway.http;
 
+import dev.tally.persistence.read.AccountRow;
+import dev.tally.persistence.read.AccountTransferRow;
+import dev.tally.persistence.read.AccountTransfersFilter;
+import dev.tally.persistence.read.AccountsFilter;
 import dev.tally.persistence.read.EntryRow;
+import dev.tally.persistence.read.HoldRow;
 import dev.tally.persistence.read.TransferRow;
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +32,18 @@ public interface ReadModelAccess
 
     /** @return a transfer of the tenant, if PostgreSQL holds it. */
     Optional<TransferRow> transfer(long tenantId, UUID id) throws Exception;
+
+    /** @return the tenant's transfer holding {@code reference}, if PostgreSQL holds it. */
+    Optional<TransferRow> transferByReference(long tenantId, String reference) throws Exception;
+
+    /** @return a hold of the tenant, in whatever state, if PostgreSQL holds it. */
+    Optional<HoldRow> hold(long tenantId, UUID id) throws Exception;
+
+    /** @return a page of the tenant's accounts, in id order. */
+    List<AccountRow> accounts(long tenantId, AccountsFilter filter) throws Exception;
+
+    /** @return a page of the transfers that moved the tenant's account, oldest first. */
+    List<AccountTransferRow> accountTransfers(long tenantId, long accountId, AccountTransfersFilter filter) throws Exception;
 
     /** @return the minor digits of the account's currency, or -1 when PostgreSQL holds no such account of the tenant. */
     int accountMinorDigits(long tenantId, long accountId) throws Exception;

@@ -11,9 +11,15 @@ import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.transfer.TransferKind;
+import dev.tally.persistence.read.AccountRow;
+import dev.tally.persistence.read.AccountTransferRow;
+import dev.tally.persistence.read.AccountTransfersFilter;
+import dev.tally.persistence.read.AccountsFilter;
 import dev.tally.persistence.read.EntryRow;
+import dev.tally.persistence.read.HoldRow;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.read.TransferRow;
 import io.netty.buffer.ByteBufOutputStream;
@@ -32,8 +38,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries} (keyset paged), transfers
- * that memory no longer holds, and the metadata of transfers it does hold (memory keeps only that they have some).
+ * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries}, {@code GET /v1/accounts} and
+ * {@code GET /v1/accounts/{id}/transfers} (keyset paged), transfers that memory no longer holds (by id or reference),
+ * holds that have ended, and the metadata of transfers memory does hold (memory keeps only that they have some).
  * JDBC never runs on a Netty I/O thread or a pipeline stage: a small bounded pool does it and writes the reply into
  * the place the responder held for it in the connection's reply order ({@link HttpReplies#hold}). Every path here
  * fills its hole exactly once, also when the read fails, waits too long, or the server stops ({@link #close}): a
@@ -206,12 +213,25 @@ public final class ReadModelQueries implements AutoCloseable
             }
             replyTransfer(hole, channel, keepAlive, view, Metadata.canonicalOf(found.get().metadata()));
         };
+        afterWriter(hole, channel, keepAlive, view.journalIndex, receivedNs, "transfer's metadata", read);
+    }
+
+    /**
+     * Runs {@code read} on the pool once the writer's watermark has reached {@code journalIndex}, so that it sees
+     * everything the ledger had applied by then; 503 when it cannot (see {@link WriterWait}).
+     *
+     * @param what what the read waits for, named in the 503's detail.
+     */
+    private void afterWriter(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final long journalIndex, final long receivedNs,
+        final String what, final Query read)
+    {
         if (writersAwaited.size() >= WRITER_WAITERS_MAX)
         {
             problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
             return;
         }
-        final WriterWait wait = new WriterWait(view.journalIndex, receivedNs + WRITER_WAIT_MAX_NS, new PendingRead(hole, channel, keepAlive, read));
+        final WriterWait wait = new WriterWait(journalIndex, receivedNs + WRITER_WAIT_MAX_NS, what, new PendingRead(hole, channel, keepAlive, read));
         writersAwaited.add(wait);
         wait.run();
     }
@@ -226,12 +246,14 @@ public final class ReadModelQueries implements AutoCloseable
     {
         private final long journalIndex;
         private final long deadlineNs;
+        private final String what;
         private final PendingRead read;
 
-        WriterWait(final long journalIndex, final long deadlineNs, final PendingRead read)
+        WriterWait(final long journalIndex, final long deadlineNs, final String what, final PendingRead read)
         {
             this.journalIndex = journalIndex;
             this.deadlineNs = deadlineNs;
+            this.what = what;
             this.read = read;
         }
 
@@ -263,11 +285,11 @@ public final class ReadModelQueries implements AutoCloseable
             }
             else if (readModel.overLagBound())   // a failed writer is over its bound too
             {
-                behind = "The read model's writer is failing or far behind; the transfer's metadata is not there yet.";
+                behind = "The read model's writer is failing or far behind; the " + what + " is not there yet.";
             }
             else if (System.nanoTime() - deadlineNs >= 0)
             {
-                behind = "The transfer's metadata has not reached the read model yet; retry shortly.";
+                behind = "The " + what + " has not reached the read model yet; retry shortly.";
             }
             else
             {
@@ -319,6 +341,187 @@ public final class ReadModelQueries implements AutoCloseable
         });
     }
 
+    /**
+     * Answers {@code GET /v1/transfers?reference=} for a reference memory does not know (never used, or let go): from
+     * PostgreSQL, once its writer has caught up with what the ledger had applied when memory was asked
+     * ({@code asOfIndex}), so that no transfer acknowledged before the request is missed.
+     */
+    public void transferByReference(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final String reference,
+        final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, "ledger's latest state", () ->
+        {
+            final Optional<TransferRow> found = readModel.transferByReference(tenantId, reference);
+            if (found.isEmpty())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No transfer of this tenant has this reference."));
+                return;
+            }
+            final TransferRow row = found.get();
+            replyTransfer(hole, channel, keepAlive, viewOf(row), row.metadata() == null ? null : Metadata.canonicalOf(row.metadata()));
+        });
+    }
+
+    /**
+     * Answers {@code GET /v1/holds/{id}} for a hold memory does not hold live (it ended, or never was): from PostgreSQL,
+     * once its writer has caught up with what the ledger had applied when memory was asked ({@code asOfIndex}), so that a
+     * capture or a void acknowledged before the request shows.
+     */
+    public void hold(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final UUID id,
+        final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, "ledger's latest state", () ->
+        {
+            final Optional<HoldRow> found = readModel.hold(tenantId, id);
+            if (found.isEmpty())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such hold."));
+                return;
+            }
+            final HoldRow row = found.get();
+            final HoldView view = new HoldView();
+            view.found = true;
+            view.journalIndex = row.journalIndex();
+            view.timestampNs = epochNs(row.createdAt());
+            view.tenantId = row.tenantId();
+            view.accountId = row.accountId();
+            view.amountMinor = row.amountMinor();
+            view.currency = CurrencyCode.pack(row.currency());
+            view.deadlineNs = epochNs(row.expiresAt());
+            view.unknown = "unknown".equals(row.status());
+            final UUID captured = row.capturedTransferId();
+            final ByteBuf body = channel.alloc().buffer(512);
+            final RenderedResponse rendered;
+            try
+            {
+                rendered = RENDERERS.get().renderHold(view, row.status(), row.capturedAmountMinor(),
+                    row.resolvedAt() == null ? -1 : row.resolvedAt().toEpochMilli(),
+                    captured == null ? null : new long[] {captured.getMostSignificantBits(), captured.getLeastSignificantBits()}, body);
+            }
+            catch (final RuntimeException ex)
+            {
+                body.release();
+                throw ex;
+            }
+            HttpReplies.fill(hole, rendered.status(), rendered.contentType(), body, keepAlive, 0);
+        });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts} (query checked by the I/O thread, {@link ReadQuery#accounts}): a page of the
+     * tenant's accounts in id order, balances as the read model holds them.
+     */
+    public void accounts(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final String query,
+        final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        submit(hole, channel, keepAlive, () ->
+        {
+            final AccountsFilter filter = ReadQuery.accounts(query);
+            final List<AccountRow> rows = readModel.accounts(tenantId, filter);
+            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 300);
+            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            {
+                json.writeStartObject();
+                json.writeArrayFieldStart("accounts");
+                for (final AccountRow row : rows)
+                {
+                    final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
+                    json.writeStartObject();
+                    json.writeNumberField("id", row.accountId());
+                    json.writeStringField("currency", row.currency());
+                    json.writeNumberField("subBalances", row.subBalances());
+                    json.writeBooleanField("debitsMustNotExceedCredits", row.debitsMustNotExceedCredits());
+                    json.writeStringField("overdraftLimit", Money.format(row.overdraftLimitMinor(), digits));
+                    json.writeStringField("posted", Money.format(row.postedMinor(), digits));
+                    json.writeStringField("held", Money.format(row.heldMinor(), digits));
+                    json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+                    json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
+                    json.writeEndObject();
+                }
+                json.writeEndArray();
+                if (rows.size() == filter.limit())
+                {
+                    json.writeStringField("next", Long.toString(rows.get(rows.size() - 1).accountId()));
+                }
+                json.writeEndObject();
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                body.release();   // not written: the failure's 503 fills the hole instead
+                throw ex;
+            }
+            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+        });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts/{id}/transfers} (query checked by the I/O thread, {@link ReadQuery#accountTransfers}):
+     * a page of the transfers that moved the tenant's account, oldest first, each in the shape of
+     * {@code GET /v1/transfers/{id}} with the account's side of it.
+     * <pre>
+     * {"accountId","transfers":[{"entryId","direction":"debit"|"credit","transfer":{...}}...],["next"]}
+     * </pre>
+     */
+    public void accountTransfers(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        submit(hole, channel, keepAlive, () ->
+        {
+            final AccountTransfersFilter filter = ReadQuery.accountTransfers(query);
+            if (accountDigits(tenantId, accountId) < 0)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
+                return;
+            }
+            final List<AccountTransferRow> rows = readModel.accountTransfers(tenantId, accountId, filter);
+            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 400);
+            try
+            {
+                ascii(body, "{\"accountId\":" + accountId + ",\"transfers\":[");
+                final ResponseRenderer renderer = RENDERERS.get();
+                for (int i = 0; i < rows.size(); i++)
+                {
+                    final AccountTransferRow row = rows.get(i);
+                    ascii(body, (i == 0 ? "" : ",") + "{\"entryId\":\"" + row.entryId() + "\",\"direction\":\"" +
+                        (row.debit() ? "debit" : "credit") + "\",\"transfer\":");
+                    final TransferRow transfer = row.transfer();
+                    renderer.renderTransfer(viewOf(transfer), transfer.metadata() == null ? null : Metadata.canonicalOf(transfer.metadata()), body);
+                    ascii(body, "}");
+                }
+                ascii(body, "]");
+                if (rows.size() == filter.limit())
+                {
+                    ascii(body, ",\"next\":\"" + rows.get(rows.size() - 1).entryId() + "\"");
+                }
+                ascii(body, "}");
+            }
+            catch (final RuntimeException ex)
+            {
+                body.release();   // not written: the failure's 503 fills the hole instead
+                throw ex;
+            }
+            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+        });
+    }
+
+    private static void ascii(final ByteBuf body, final String text)
+    {
+        body.writeCharSequence(text, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    private static long epochNs(final java.time.Instant instant)
+    {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000_000L), instant.getNano());
+    }
+
     /** Renders a transfer on the pool thread and fills its reply's place; {@code metadata} null for none. */
     private static void replyTransfer(
         final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final TransferView view, final byte[] metadata)
@@ -346,7 +549,7 @@ public final class ReadModelQueries implements AutoCloseable
         final TransferView view = new TransferView();
         view.found = true;
         view.journalIndex = row.journalIndex();
-        view.timestampNs = Math.multiplyExact(row.createdAt().getEpochSecond(), 1_000_000_000L) + row.createdAt().getNano();
+        view.timestampNs = epochNs(row.createdAt());
         view.tenantId = row.tenantId();
         view.kind = TransferKind.of(row.kind());
         view.debitAccountId = row.debitAccountId();

@@ -131,7 +131,13 @@ class OpenApiDocumentTest
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full
             case GET_ACCOUNT, GET_TRANSFER -> statuses(200, 401, 404, 503);
             // served from PostgreSQL: 200 a page; 400 bad limit/after; 404 unknown account; 503 no read model / not ready
-            case LIST_ACCOUNT_ENTRIES -> statuses(200, 400, 401, 404, 503);
+            case LIST_ACCOUNT_ENTRIES, LIST_ACCOUNT_TRANSFERS -> statuses(200, 400, 401, 404, 503);
+            // served from PostgreSQL: 200 a page (possibly empty); 400 bad filter or cursor; 503 no read model / not ready
+            case LIST_ACCOUNTS -> statuses(200, 400, 401, 503);
+            // 400 a missing or malformed reference; 404 none of the tenant's; 503 not ready, the read model or cold index away
+            case FIND_TRANSFER -> statuses(200, 400, 401, 404, 503);
+            // 404 an unparseable id, an unknown or another tenant's hold; 503 not ready, the read model behind or away
+            case GET_HOLD -> statuses(200, 401, 404, 503);
             case HEALTH, METRICS -> statuses(200);
             case READY -> statuses(200, 503);
             // 202 requested; 401 not the admin key; 404 no admin key configured; 409 --no-snapshots; 503 not ready

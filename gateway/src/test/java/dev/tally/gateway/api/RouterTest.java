@@ -28,10 +28,14 @@ class RouterTest
         "POST, /v1/accounts, CREATE_ACCOUNT, -",
         "GET, /v1/accounts/42, GET_ACCOUNT, 42",
         "GET, /v1/accounts/42/entries, LIST_ACCOUNT_ENTRIES, 42",
+        "GET, /v1/accounts, LIST_ACCOUNTS, -",
+        "GET, /v1/accounts/42/transfers, LIST_ACCOUNT_TRANSFERS, 42",
         "POST, /v1/transfers, CREATE_TRANSFER, -",
+        "GET, /v1/transfers, FIND_TRANSFER, -",
         "GET, /v1/transfers/0190a5b2-1c3d-7000-8000-000000004000, GET_TRANSFER, 0190a5b2-1c3d-7000-8000-000000004000",
         "POST, /v1/transfers/abc/reversals, REVERSE_TRANSFER, abc",
         "POST, /v1/holds, CREATE_HOLD, -",
+        "GET, /v1/holds/h1, GET_HOLD, h1",
         "POST, /v1/holds/h1/capture, CAPTURE_HOLD, h1",
         "POST, /v1/holds/h1/void, VOID_HOLD, h1",
         "POST, /v1/batch, BATCH, -",
@@ -55,14 +59,20 @@ class RouterTest
         assertEquals(Route.LIST_ACCOUNT_ENTRIES, match.route());
         assertEquals("42", match.pathId());
         assertEquals("limit=100&after=7", match.query());
+        assertTrue(router.match("GET", "/v1/transfers?reference=inv-1", match));
+        assertEquals(Route.FIND_TRANSFER, match.route());
+        assertNull(match.pathId());
+        assertEquals("reference=inv-1", match.query());
     }
 
     @ParameterizedTest(name = "{0} {1} -> 405 allow {2}")
     @CsvSource({
-        "GET, /v1/accounts, POST",
+        "DELETE, /v1/accounts, 'POST, GET'",
         "DELETE, /v1/accounts/42, GET",
         "POST, /v1/accounts/42, GET",
-        "GET, /v1/transfers, POST",
+        "PUT, /v1/transfers, 'POST, GET'",
+        "POST, /v1/holds/h1, GET",
+        "POST, /v1/accounts/42/transfers, GET",
         "PUT, /v1/holds/h/capture, POST",
         "GET, /v1/batch, POST",
         "POST, /health, GET",
@@ -80,7 +90,7 @@ class RouterTest
 
     @ParameterizedTest
     @ValueSource(strings = {"/", "", "v1/accounts", "/v1", "/v1/", "/v1/accounts/", "/v1/accounts//entries", "/v1/accounts/42/", "/v1/accounts/42/entries/x",
-        "/v2/accounts", "/v1/holds/h1", "/v1/holds/h1/capture/", "/v1/transfers/t/reversal", "/healthz", "/health/", "//health", "/V1/accounts",
+        "/v2/accounts", "/v1/holds/h1/x", "/v1/holds/h1/capture/", "/v1/transfers/t/reversal", "/healthz", "/health/", "//health", "/V1/accounts",
         "/v1/accountsx", "/v1/batch/1", "*"})
     void shouldAnswerNotFoundForAnyOtherPath(final String uri)
     {

@@ -5,15 +5,23 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Reads the gateway serves from PostgreSQL: an account's entries, paged, and transfers older than the
- * ledger's in-memory window. Thread-safe (each call borrows a pooled connection); never call it on the
- * business thread.
+ * Reads the gateway serves from PostgreSQL: an account's entries and transfers, and a tenant's accounts, keyset paged;
+ * transfers older than the ledger's in-memory window, by id or by reference; holds that have ended. Thread-safe (each
+ * call borrows a pooled connection); never call it on the business thread.
+ *
+ * <p>Every query walks an index the writer keeps anyway, so the read side costs the writer nothing per row: an
+ * account's entries and transfers the {@code (tenant_id, account_id, id)} key of {@code ledger_entries} (a time range is
+ * a range of ids, whose first 48 bits are journaled milliseconds), then each transfer by its primary key; accounts the
+ * {@code (tenant_id, account_id)} key; a reference the partial unique index on {@code (tenant_id, reference)}; a hold
+ * its primary key (docs/PERSISTENCE.md, "The read side").
  *
  * <p>What PostgreSQL shows lags the ledger by the writer's lag (milliseconds in steady state): a transfer
  * just posted may be in memory and not yet here, so the gateway asks the ledger first.
@@ -25,6 +33,9 @@ public final class LedgerReads
     /** Largest page of entries one call returns. */
     public static final int ENTRIES_PAGE_MAX = 1_000;
     private static final UUID BEFORE_ALL = new UUID(0, 0);
+    private static final UUID AFTER_ALL = new UUID(-1L, -1L);
+    /** The most milliseconds a Tally id's 48-bit time field holds. */
+    private static final long ID_MS_MAX = (1L << 48) - 1;
 
     private static final String ENTRIES =
         "SELECT id, transfer_id, tenant_id, account_id, amount_minor, currency, journal_index, created_at" +
@@ -35,7 +46,29 @@ public final class LedgerReads
         " t.journal_index, t.created_at, t.metadata::text FROM transfers t";
     private static final String TRANSFER = TRANSFER_COLUMNS + " WHERE t.id = ? AND t.tenant_id = ?";
     private static final String TRANSFER_BY_REFERENCE = TRANSFER_COLUMNS + " WHERE t.tenant_id = ? AND t.reference = ?";
-    /** One round trip for a whole batch of references, on the (tenant_id, reference) unique index. */
+    /**
+     * An account's transfers in entry id (time) order, on the account's entries index: the time range and the cursor
+     * are a range of entry ids; the exact instants and the direction filter the rows that range gives.
+     */
+    private static final String ACCOUNT_TRANSFERS =
+        "SELECT e.id, e.amount_minor < 0, t.id, t.tenant_id, t.kind, t.debit_account_id, t.credit_account_id, t.amount_minor," +
+        " t.currency, t.reference, t.reverses_id, t.hold_id," +
+        " (SELECT coalesce(sum(r.amount_minor), 0) FROM transfers r WHERE r.reverses_id = t.id)," +
+        " t.journal_index, t.created_at, t.metadata::text" +
+        " FROM ledger_entries e JOIN transfers t ON t.id = e.transfer_id" +
+        " WHERE e.tenant_id = ? AND e.account_id = ? AND e.id > ? AND e.id < ? AND e.created_at >= ? AND e.created_at < ?";
+    private static final String[] DIRECTION_FILTERS = {"", " AND e.amount_minor < 0", " AND e.amount_minor > 0"};
+    private static final String ACCOUNTS =
+        "SELECT a.account_id, a.currency, a.sub_balances, a.debits_must_not_exceed_credits, a.overdraft_limit_minor, a.created_at," +
+        " (SELECT coalesce(sum(b.posted_minor), 0)::bigint FROM account_balances b WHERE b.tenant_id = a.tenant_id AND b.account_id = a.account_id)," +
+        " (SELECT coalesce(sum(b.held_minor), 0)::bigint FROM account_balances b WHERE b.tenant_id = a.tenant_id AND b.account_id = a.account_id)" +
+        " FROM accounts a WHERE a.tenant_id = ? AND a.account_id > ? AND a.created_at >= ? AND a.created_at < ?";
+    private static final String HOLD =
+        "SELECT id, tenant_id, account_id, amount_minor, currency, status, expires_at, captured_transfer_id, captured_amount_minor," +
+        " created_at, resolved_at, journal_index FROM holds WHERE id = ? AND tenant_id = ?";
+    /** Stand-ins for an open end of a time range: PostgreSQL's timestamptz infinities. */
+    private static final String NEGATIVE_INFINITY = "-infinity";
+    private static final String POSITIVE_INFINITY = "infinity";
 
     private final DataSource dataSource;
 
@@ -120,6 +153,162 @@ public final class LedgerReads
         }
     }
 
+    /**
+     * One page of the transfers that moved an account, in time order (keyset paging on the account's entry ids).
+     *
+     * @return at most {@code filter.limit()} transfers; fewer means the end. Another tenant's account gives none.
+     */
+    public List<AccountTransferRow> accountTransfers(final long tenantId, final long accountId, final AccountTransfersFilter filter)
+        throws SQLException
+    {
+        checkLimit(filter.limit());
+        final String sql = accountTransfersSql(filter.direction());
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            final UUID from = filter.from() == null ? BEFORE_ALL : idLowerBound(floorMs(filter.from()));
+            final UUID after = filter.afterEntryId() == null ? BEFORE_ALL : filter.afterEntryId();
+            s.setLong(1, tenantId);
+            s.setLong(2, accountId);
+            // "id > greatest(after, from - 1)": the first id of from's millisecond is never an entry's (its version is 0)
+            s.setObject(3, isBelow(after, from) ? from : after);
+            s.setObject(4, filter.to() == null ? AFTER_ALL : idLowerBound(ceilMs(filter.to())));
+            setInstant(s, 5, filter.from(), NEGATIVE_INFINITY);
+            setInstant(s, 6, filter.to(), POSITIVE_INFINITY);
+            s.setInt(7, filter.limit());
+            final List<AccountTransferRow> rows = new ArrayList<>(Math.min(filter.limit(), 64));
+            try (ResultSet rs = s.executeQuery())
+            {
+                while (rs.next())
+                {
+                    rows.add(new AccountTransferRow(rs.getObject(1, UUID.class), rs.getBoolean(2), transferRow(rs, 3)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    /**
+     * One page of a tenant's accounts in id order (keyset paging on the accounts' key), with balances as the read model
+     * holds them.
+     *
+     * @return at most {@code filter.limit()} accounts; fewer means the end.
+     */
+    public List<AccountRow> accounts(final long tenantId, final AccountsFilter filter) throws SQLException
+    {
+        checkLimit(filter.limit());
+        final String sql = accountsSql(filter.currency() != null);
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            s.setLong(1, tenantId);
+            s.setLong(2, filter.afterAccountId());
+            setInstant(s, 3, filter.createdFrom(), NEGATIVE_INFINITY);
+            setInstant(s, 4, filter.createdTo(), POSITIVE_INFINITY);
+            int next = 5;
+            if (filter.currency() != null)
+            {
+                s.setString(next++, filter.currency());
+            }
+            s.setInt(next, filter.limit());
+            final List<AccountRow> rows = new ArrayList<>(Math.min(filter.limit(), 64));
+            try (ResultSet rs = s.executeQuery())
+            {
+                while (rs.next())
+                {
+                    rows.add(new AccountRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getBoolean(4), rs.getLong(5),
+                        rs.getTimestamp(6).toInstant(), rs.getLong(7), rs.getLong(8)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    /**
+     * @return the statement {@link #accountTransfers} runs for a direction: parameters tenant, account, the id after
+     *         which the page starts, the id before which the range ends, from, to, limit (tests EXPLAIN it).
+     */
+    public static String accountTransfersSql(final int direction)
+    {
+        return ACCOUNT_TRANSFERS + DIRECTION_FILTERS[direction] + " ORDER BY e.id LIMIT ?";
+    }
+
+    /**
+     * @return the statement {@link #accounts} runs: parameters tenant, the account id after which the page starts, created
+     *         from, created to, the currency (when {@code byCurrency}), limit (tests EXPLAIN it).
+     */
+    public static String accountsSql(final boolean byCurrency)
+    {
+        return ACCOUNTS + (byCurrency ? " AND a.currency = ?" : "") + " ORDER BY a.account_id LIMIT ?";
+    }
+
+    /** @return the tenant's hold with that id, whatever its state; empty when unknown or another tenant's. */
+    public Optional<HoldRow> hold(final long tenantId, final UUID id) throws SQLException
+    {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(HOLD))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            s.setObject(1, id);
+            s.setLong(2, tenantId);
+            try (ResultSet rs = s.executeQuery())
+            {
+                if (!rs.next())
+                {
+                    return Optional.empty();
+                }
+                final Timestamp resolvedAt = rs.getTimestamp(11);
+                return Optional.of(new HoldRow(rs.getObject(1, UUID.class), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getString(5),
+                    rs.getString(6), rs.getTimestamp(7).toInstant(), rs.getObject(8, UUID.class), rs.getLong(9),
+                    rs.getTimestamp(10).toInstant(), resolvedAt == null ? null : resolvedAt.toInstant(), rs.getLong(12)));
+            }
+        }
+    }
+
+    private static void checkLimit(final int limit)
+    {
+        if (limit < 1 || limit > ENTRIES_PAGE_MAX)
+        {
+            throw new IllegalArgumentException("limit must be in [1, " + ENTRIES_PAGE_MAX + "], was " + limit);
+        }
+    }
+
+    /** An open end as PostgreSQL's infinity, so that one statement serves bounded and open ranges alike. */
+    private static void setInstant(final PreparedStatement s, final int parameter, final Instant instant, final String openEnd)
+        throws SQLException
+    {
+        if (instant == null)
+        {
+            s.setObject(parameter, openEnd, java.sql.Types.OTHER);
+        }
+        else
+        {
+            s.setObject(parameter, java.time.OffsetDateTime.ofInstant(instant, java.time.ZoneOffset.UTC));
+        }
+    }
+
+    private static boolean isBelow(final UUID a, final UUID b)
+    {
+        return Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits()) < 0 ||
+            a.getMostSignificantBits() == b.getMostSignificantBits() &&
+            Long.compareUnsigned(a.getLeastSignificantBits(), b.getLeastSignificantBits()) < 0;
+    }
+
+    /** @return the smallest id of millisecond {@code epochMs} (clamped to what an id holds): below every Tally id of it. */
+    static UUID idLowerBound(final long epochMs)
+    {
+        return new UUID(Math.max(0, Math.min(epochMs, ID_MS_MAX)) << 16, 0);
+    }
+
+    private static long floorMs(final Instant instant)
+    {
+        return instant.getEpochSecond() * 1000 + instant.getNano() / 1_000_000;   // nanos are never negative: a floor
+    }
+
+    private static long ceilMs(final Instant instant)
+    {
+        return floorMs(instant) + (instant.getNano() % 1_000_000 == 0 ? 0 : 1);
+    }
+
     /** @return the last journal index whose effects are all in PostgreSQL (the writer's watermark). */
     public long watermark() throws SQLException
     {
@@ -138,9 +327,17 @@ public final class LedgerReads
             {
                 return Optional.empty();
             }
-            return Optional.of(new TransferRow(rs.getObject(1, UUID.class), rs.getLong(2), rs.getString(3), rs.getLong(4),
-                rs.getLong(5), rs.getLong(6), rs.getString(7), rs.getString(8), rs.getObject(9, UUID.class),
-                rs.getObject(10, UUID.class), rs.getLong(11), rs.getLong(12), rs.getTimestamp(13).toInstant(), rs.getString(14)));
+            return Optional.of(transferRow(rs, 1));
         }
+    }
+
+    /** Reads the transfer's columns of {@link #TRANSFER_COLUMNS}' order, the first at {@code first}. */
+    private static TransferRow transferRow(final ResultSet rs, final int first) throws SQLException
+    {
+        final int f = first - 1;
+        return new TransferRow(rs.getObject(f + 1, UUID.class), rs.getLong(f + 2), rs.getString(f + 3), rs.getLong(f + 4),
+            rs.getLong(f + 5), rs.getLong(f + 6), rs.getString(f + 7), rs.getString(f + 8), rs.getObject(f + 9, UUID.class),
+            rs.getObject(f + 10, UUID.class), rs.getLong(f + 11), rs.getLong(f + 12), rs.getTimestamp(f + 13).toInstant(),
+            rs.getString(f + 14));
     }
 }

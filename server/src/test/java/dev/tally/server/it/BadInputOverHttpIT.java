@@ -354,7 +354,7 @@ class BadInputOverHttpIT extends OneServerPerTest
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"DELETE, /v1/accounts/2, GET", "PUT, /v1/transfers, POST", "GET, /v1/transfers, POST", "GET, /v1/batch, POST",
+    @CsvSource({"DELETE, /v1/accounts/2, GET", "PUT, /v1/transfers, 'POST, GET'", "DELETE, /v1/accounts, 'POST, GET'", "GET, /v1/batch, POST",
         "POST, /health, GET"})
     void shouldAnswer405WithAllowForAWrongMethod(final String method, final String path, final String allowed)
     {

@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Memory is bounded by the tables' sizes, not by throughput × window (docs/ARCHITECTURE.md, "Bounded memory"): a
  * server whose keys, references and transfers tables hold 20,000 each, with day-long windows, takes fifty times that
  * many transfers (1,000,000; 200,000 with the read model) over HTTP without refusing one for room, and what memory let go is still enforced from the cold
- * index: a retry of the first key replays its reply byte for byte, its reference stays taken, and the first transfer
- * can still be reversed, part by part, never beyond what is left. A restart replays the journal to the same state, and
+ * index: a retry of the first key replays its reply byte for byte, its reference stays taken (and finds the transfer), and
+ * the first transfer can still be reversed, part by part, never beyond what is left. A restart replays the journal to the same state, and
  * all of that holds again; with and without the PostgreSQL read model.
  */
 class BoundedMemoryIT
@@ -254,6 +254,9 @@ class BoundedMemoryIT
         assertEquals(200, read.status(), () -> when + ": " + read);
         assertEquals("ref-first", read.json().get("reference").text(), read::toString);
         assertEquals("10.00", read.json().get("amount").text(), read::toString);
+        // memory let the reference go too: PostgreSQL has it, or without a read model the cold index (by its digest)
+        final Reply byReference = client.get("/v1/transfers?reference=ref-first");
+        assertEquals(read.body(), byReference.body(), () -> "found by its reference, " + when);
 
         final String reversals = "/v1/transfers/" + firstId + "/reversals";
         final Reply part = client.post(reversals, "reverse-part", "{\"amount\":\"4.00\",\"currency\":\"TRY\"}");

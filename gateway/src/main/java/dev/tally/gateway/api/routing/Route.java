@@ -11,10 +11,17 @@ public enum Route
     CREATE_ACCOUNT("POST", "/v1/accounts", CommandType.CREATE_ACCOUNT),
     GET_ACCOUNT("GET", "/v1/accounts/{id}", null),
     LIST_ACCOUNT_ENTRIES("GET", "/v1/accounts/{id}/entries", null),
+    /** The tenant's accounts, keyset paged, from the read model. */
+    LIST_ACCOUNTS("GET", "/v1/accounts", null),
+    /** The transfers that moved one account, keyset paged, from the read model. */
+    LIST_ACCOUNT_TRANSFERS("GET", "/v1/accounts/{id}/transfers", null),
     CREATE_TRANSFER("POST", "/v1/transfers", CommandType.TRANSFER),
     GET_TRANSFER("GET", "/v1/transfers/{id}", null),
+    /** The tenant's transfer holding a reference ({@code ?reference=}). */
+    FIND_TRANSFER("GET", "/v1/transfers", null),
     REVERSE_TRANSFER("POST", "/v1/transfers/{id}/reversals", CommandType.REVERSE_TRANSFER),
     CREATE_HOLD("POST", "/v1/holds", CommandType.CREATE_HOLD),
+    GET_HOLD("GET", "/v1/holds/{id}", null),
     CAPTURE_HOLD("POST", "/v1/holds/{id}/capture", CommandType.CAPTURE_HOLD),
     VOID_HOLD("POST", "/v1/holds/{id}/void", CommandType.VOID_HOLD),
     /** Each operation carries its own idempotency key: the request needs no {@code Idempotency-Key} header. */

@@ -1,0 +1,263 @@
+package dev.tally.gateway.http;
+
+import dev.tally.gateway.api.IdempotencyKey;
+import dev.tally.gateway.api.routing.ResourceId;
+import dev.tally.ledger.LedgerLimits;
+import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.ledger.id.Uuid7;
+import dev.tally.persistence.read.AccountTransfersFilter;
+import dev.tally.persistence.read.AccountsFilter;
+import dev.tally.persistence.read.LedgerReads;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The query strings of the lookup and listing routes, decoded and checked. The I/O thread checks each one before it
+ * publishes the read (a 400 then queues in the ring behind earlier pipelined requests, in order); the read pool parses
+ * the same text again when it runs the query.
+ *
+ * <p>Strict, as request bodies are: an unknown parameter, one given twice, an empty value, a malformed percent escape
+ * or a value out of its range is an {@link IllegalArgumentException} whose message is the 400's detail. Values are
+ * percent-decoded; {@code +} is a plus sign, not a space (references may hold one, and no value here holds a space).
+ * Instants are RFC 3339 date-times with an offset ({@code 2026-05-01T12:00:00Z}, {@code 2026-05-01T15:00:00.250+03:00}),
+ * years 1970 to 9999.
+ */
+final class ReadQuery
+{
+    /** Rows of one page when {@code limit} is absent. */
+    static final int PAGE_DEFAULT = ReadModelQueries.PAGE_DEFAULT;
+    private static final Instant INSTANT_MIN = Instant.EPOCH;
+    private static final Instant INSTANT_MAX = Instant.parse("9999-12-31T23:59:59.999999999Z");
+    private static final Set<String> ACCOUNTS_PARAMETERS = Set.of("limit", "after", "currency", "createdFrom", "createdTo");
+    private static final Set<String> ACCOUNT_TRANSFERS_PARAMETERS = Set.of("limit", "after", "from", "to", "direction");
+    private static final Set<String> REFERENCE_PARAMETERS = Set.of("reference");
+
+    private ReadQuery()
+    {
+    }
+
+    /** @return the reference {@code GET /v1/transfers?reference=} asks for: 1 to 64 visible ASCII characters. */
+    static String reference(final String query)
+    {
+        final String reference = parse(query, REFERENCE_PARAMETERS).get("reference");
+        if (reference == null)
+        {
+            throw new IllegalArgumentException("reference is required: GET /v1/transfers?reference=<the transfer's reference>");
+        }
+        if (!IdempotencyKey.isVisibleAsciiToken(reference, LedgerLimits.REFERENCE_LENGTH_MAX))
+        {
+            throw new IllegalArgumentException("reference must be 1 to " + LedgerLimits.REFERENCE_LENGTH_MAX +
+                " visible ASCII characters (percent-encoded in the query)");
+        }
+        return reference;
+    }
+
+    /** @return the page {@code GET /v1/accounts} asks for. */
+    static AccountsFilter accounts(final String query)
+    {
+        final Map<String, String> parameters = parse(query, ACCOUNTS_PARAMETERS);
+        final String currency = parameters.get("currency");
+        if (currency != null && CurrencyCode.minorDigits(CurrencyCode.pack(currency)) < 0)
+        {
+            throw new IllegalArgumentException("currency must be an ISO 4217 code the ledger accepts, upper case (e.g. TRY), was " + currency);
+        }
+        final Instant from = instant(parameters, "createdFrom");
+        final Instant to = instant(parameters, "createdTo");
+        checkRange(from, to, "createdFrom", "createdTo");
+        final String after = parameters.get("after");
+        long afterId = 0;
+        if (after != null)
+        {
+            afterId = ResourceId.parseAccountId(after);
+            if (afterId == ResourceId.INVALID_ACCOUNT_ID)
+            {
+                throw new IllegalArgumentException("after must be the next cursor of the previous page (an account id), was " + after);
+            }
+        }
+        return new AccountsFilter(currency, from, to, afterId, limit(parameters));
+    }
+
+    /** @return the page {@code GET /v1/accounts/{id}/transfers} asks for. */
+    static AccountTransfersFilter accountTransfers(final String query)
+    {
+        final Map<String, String> parameters = parse(query, ACCOUNT_TRANSFERS_PARAMETERS);
+        final Instant from = instant(parameters, "from");
+        final Instant to = instant(parameters, "to");
+        checkRange(from, to, "from", "to");
+        final String after = parameters.get("after");
+        final UUID afterId = after == null ? null : entryId(after);
+        return new AccountTransfersFilter(from, to, direction(parameters.get("direction")), afterId, limit(parameters));
+    }
+
+    /** @return the entry id a cursor of {@code GET /v1/accounts/{id}/transfers} is (lower-case, as {@code next} gives it). */
+    private static UUID entryId(final String cursor)
+    {
+        UUID id = null;
+        if (cursor.length() == ResourceId.UUID_LENGTH)
+        {
+            try
+            {
+                id = UUID.fromString(cursor);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                id = null;
+            }
+        }
+        if (id == null || !id.toString().equals(cursor) || Uuid7.kind(id.getMostSignificantBits()) != Uuid7.KIND_ENTRY ||
+            Uuid7.journalIndex(id.getMostSignificantBits(), id.getLeastSignificantBits()) < 1)
+        {
+            throw new IllegalArgumentException("after must be the next cursor of the previous page, was " + cursor);
+        }
+        return id;
+    }
+
+    /** @return why {@code query} is not a valid query of {@code parse}, or null. */
+    static String invalid(final String query, final java.util.function.Function<String, ?> parse)
+    {
+        try
+        {
+            parse.apply(query);
+            return null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return ex.getMessage();
+        }
+    }
+
+    private static int direction(final String text)
+    {
+        if (text == null || "any".equals(text))
+        {
+            return AccountTransfersFilter.ANY;
+        }
+        if ("debit".equals(text))
+        {
+            return AccountTransfersFilter.DEBIT;
+        }
+        if ("credit".equals(text))
+        {
+            return AccountTransfersFilter.CREDIT;
+        }
+        throw new IllegalArgumentException("direction must be debit, credit or any, was " + text);
+    }
+
+    private static int limit(final Map<String, String> parameters)
+    {
+        final String text = parameters.get("limit");
+        if (text == null)
+        {
+            return PAGE_DEFAULT;
+        }
+        final String range = "limit must be an integer from 1 to " + LedgerReads.ENTRIES_PAGE_MAX + ", was " + text;
+        if (text.length() > 4 || !text.chars().allMatch(c -> c >= '0' && c <= '9'))
+        {
+            throw new IllegalArgumentException(range);
+        }
+        final int limit = Integer.parseInt(text);
+        if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
+        {
+            throw new IllegalArgumentException(range);
+        }
+        return limit;
+    }
+
+    private static Instant instant(final Map<String, String> parameters, final String name)
+    {
+        final String text = parameters.get(name);
+        if (text == null)
+        {
+            return null;
+        }
+        final Instant instant;
+        try
+        {
+            instant = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        }
+        catch (final DateTimeParseException ex)
+        {
+            throw new IllegalArgumentException(name + " must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T12:00:00Z " +
+                "(a + in the offset percent-encoded as %2B), was " + text, ex);
+        }
+        if (instant.isBefore(INSTANT_MIN) || instant.isAfter(INSTANT_MAX))
+        {
+            throw new IllegalArgumentException(name + " must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z, was " + text);
+        }
+        return instant;
+    }
+
+    private static void checkRange(final Instant from, final Instant to, final String fromName, final String toName)
+    {
+        if (from != null && to != null && from.isAfter(to))
+        {
+            throw new IllegalArgumentException(fromName + " (" + from + ") is after " + toName + " (" + to + ")");
+        }
+    }
+
+    /** @return the decoded parameters, in order; rejects unknown, repeated and empty ones. */
+    private static Map<String, String> parse(final String query, final Set<String> known)
+    {
+        final Map<String, String> parameters = new LinkedHashMap<>();
+        if (query == null || query.isEmpty())
+        {
+            return parameters;
+        }
+        for (final String pair : query.split("&", -1))
+        {
+            final int eq = pair.indexOf('=');
+            final String name = decode(eq < 0 ? pair : pair.substring(0, eq), "a parameter name");
+            if (!known.contains(name))
+            {
+                throw new IllegalArgumentException("unknown query parameter '" + name + "'; this route takes " + String.join(", ",
+                    new java.util.TreeSet<>(known)));
+            }
+            final String value = eq < 0 ? "" : decode(pair.substring(eq + 1), name);
+            if (value.isEmpty())
+            {
+                throw new IllegalArgumentException(name + " has no value");
+            }
+            if (parameters.put(name, value) != null)
+            {
+                throw new IllegalArgumentException(name + " is given more than once");
+            }
+        }
+        return parameters;
+    }
+
+    /** Percent-decodes {@code text} as bytes; a byte outside ASCII is kept as is and refused by the value's own check. */
+    private static String decode(final String text, final String what)
+    {
+        if (text.indexOf('%') < 0)
+        {
+            return text;
+        }
+        final byte[] out = new byte[text.length()];
+        int length = 0;
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            if (c != '%')
+            {
+                out[length++] = (byte)c;
+                continue;
+            }
+            final int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+            final int low = high < 0 ? -1 : Character.digit(text.charAt(i + 2), 16);
+            if (low < 0)
+            {
+                throw new IllegalArgumentException(what + " holds a malformed percent escape (% must be followed by two hex digits)");
+            }
+            out[length++] = (byte)((high << 4) | low);
+            i += 2;
+        }
+        return new String(out, 0, length, StandardCharsets.ISO_8859_1);
+    }
+}
