@@ -155,7 +155,9 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStartObject();
                     json.writeStringField("id", row.id().toString());
                     json.writeStringField("transferId", row.transferId().toString());
+                    json.writeStringField("kind", row.kind());
                     json.writeStringField("amount", Money.format(row.amountMinor(), digits));
+                    json.writeStringField("balanceAfter", Money.format(row.balanceAfterMinor(), digits));
                     json.writeStringField("currency", row.currency());
                     json.writeNumberField("journalIndex", row.journalIndex());
                     json.writeStringField("createdAt", IsoTime.text(row.createdAt()));

@@ -1,5 +1,6 @@
 package dev.tally.persistence.read;
 
+import dev.tally.ledger.transfer.TransferKind;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,7 +28,7 @@ public final class LedgerReads
     private static final UUID BEFORE_ALL = new UUID(0, 0);
 
     private static final String ENTRIES =
-        "SELECT id, transfer_id, tenant_id, account_id, amount_minor, currency, journal_index, created_at" +
+        "SELECT id, transfer_id, tenant_id, account_id, amount_minor, currency, journal_index, created_at, kind, balance_after_minor" +
         " FROM ledger_entries WHERE tenant_id = ? AND account_id = ? AND id > ? ORDER BY id LIMIT ?";
     private static final String TRANSFER_COLUMNS =
         "SELECT t.id, t.tenant_id, t.kind, t.debit_account_id, t.credit_account_id, t.amount_minor, t.currency, t.reference," +
@@ -70,12 +71,18 @@ public final class LedgerReads
             {
                 while (rs.next())
                 {
-                    rows.add(new EntryRow(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getLong(3), rs.getLong(4),
-                        rs.getLong(5), rs.getString(6), rs.getLong(7), rs.getTimestamp(8).toInstant()));
+                    rows.add(entryRow(rs));
                 }
             }
             return rows;
         }
+    }
+
+    /** @return the entry at the result set's row, selected as {@link #ENTRIES} selects it. */
+    static EntryRow entryRow(final ResultSet rs) throws SQLException
+    {
+        return new EntryRow(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getLong(3), rs.getLong(4),
+            rs.getLong(5), rs.getString(6), rs.getLong(7), rs.getTimestamp(8).toInstant(), TransferKind.name(rs.getInt(9)), rs.getLong(10));
     }
 
     /** @return the tenant's transfer (any age) with that id; empty when unknown or another tenant's. */
