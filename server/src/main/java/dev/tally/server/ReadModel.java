@@ -14,10 +14,12 @@ import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
 import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.TransferRow;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -165,6 +167,12 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
     public Optional<TransferRow> transfer(final long tenantId, final UUID id) throws SQLException
     {
         return reads.transfer(tenantId, id);
+    }
+
+    @Override
+    public Optional<AccountAtRow> accountAt(final long tenantId, final long accountId, final Instant at, final long atIndex) throws SQLException
+    {
+        return at != null ? reads.accountAtInstant(tenantId, accountId, at) : reads.accountAtIndex(tenantId, accountId, atIndex);
     }
 
     @Override

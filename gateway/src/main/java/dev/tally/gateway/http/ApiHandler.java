@@ -57,6 +57,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private static final Problem ENTRIES_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Entry history is served from the PostgreSQL read model, which this server does not run.");
 
+    private static final Problem HISTORY_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Balances at a past instant and statements are served from the PostgreSQL read model, which this server does not run" +
+        " (--no-read-model).");
+
     /** Without an admin key the admin routes do not exist: the same reply as the router's for an unknown path. */
     private static final Problem ADMIN_ROUTE_ABSENT = new Problem(ProblemType.NOT_FOUND,
         "no resource at " + Route.ADMIN_SNAPSHOT.template());
@@ -380,6 +384,27 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         return true;
     }
 
+    /**
+     * A read the PostgreSQL read model answers (an account at a past point): checked here, so that a 400 keeps its place
+     * in the connection's order, then through the ring to the responder, which hands it to the read pool by its route.
+     */
+    private void readHistory(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final long accountId, final String invalid,
+        final String query, final boolean keepAlive)
+    {
+        if (queries == null)
+        {
+            problem(ctx, scratch, HISTORY_NOT_ENABLED, keepAlive);
+            return;
+        }
+        if (invalid != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, query);
+    }
+
     private void listEntries(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
     {
         if (queries == null)
@@ -408,6 +433,12 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         if (accountId == ResourceId.INVALID_ACCOUNT_ID)
         {
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        final String query = scratch.match.query();
+        if (QueryParams.has(query, "at") || QueryParams.has(query, "atIndex"))
+        {
+            readHistory(ctx, scratch, tenant, accountId, QueryParams.Point.invalid(query), query, keepAlive);   // ?at= / ?atIndex=
             return;
         }
         publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive, null);

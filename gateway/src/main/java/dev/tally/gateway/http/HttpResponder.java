@@ -4,6 +4,7 @@ import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.gateway.api.RenderedResponse;
 import dev.tally.gateway.api.ResponseRenderer;
+import dev.tally.gateway.api.routing.Route;
 import dev.tally.pipeline.EventKind;
 import dev.tally.pipeline.InputRing;
 import dev.tally.pipeline.LedgerEvent;
@@ -187,8 +188,16 @@ public final class HttpResponder implements ResponderStage
                 }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
-                queries.entries(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
-                    replyRecorder(event));
+                if (event.routeIndex == Route.GET_ACCOUNT.ordinal())   // ?at= or ?atIndex=
+                {
+                    queries.accountAt(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                        replyRecorder(event));
+                }
+                else
+                {
+                    queries.entries(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                        replyRecorder(event));
+                }
                 clearReplyFields(event);
                 return null;
             case COMMAND:

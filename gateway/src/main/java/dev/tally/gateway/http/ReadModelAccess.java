@@ -1,6 +1,8 @@
 package dev.tally.gateway.http;
 
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.EntryRow;
+import java.time.Instant;
 import dev.tally.persistence.read.TransferRow;
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +29,12 @@ public interface ReadModelAccess
 
     /** @return a transfer of the tenant, if PostgreSQL holds it. */
     Optional<TransferRow> transfer(long tenantId, UUID id) throws Exception;
+
+    /**
+     * @return the tenant's account as it stood at {@code at} (an instant), or, when {@code at} is null, right after journal
+     * index {@code atIndex}; empty when the tenant has no such account.
+     */
+    Optional<AccountAtRow> accountAt(long tenantId, long accountId, Instant at, long atIndex) throws Exception;
 
     /** @return the minor digits of the account's currency, or -1 when PostgreSQL holds no such account of the tenant. */
     int accountMinorDigits(long tenantId, long accountId) throws Exception;

@@ -13,6 +13,7 @@ import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.transfer.TransferKind;
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.LedgerReads;
 import dev.tally.persistence.read.TransferRow;
@@ -177,6 +178,116 @@ public final class ReadModelQueries implements AutoCloseable
             }
             HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts/{id}?at=} or {@code ?atIndex=} (checked by {@link QueryParams.Point#invalid}): the
+     * account as it stood at that point, from the read model; 400 when the point is past what the read model holds, 404
+     * when the account did not exist then (or is another tenant's).
+     */
+    public void accountAt(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        submit(hole, channel, keepAlive, () ->
+        {
+            final QueryParams.Point point = QueryParams.Point.parse(query);
+            final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, point.at(), point.atIndex());
+            if (found.isEmpty())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account."));
+                return;
+            }
+            final AccountAtRow row = found.get();
+            final String beyond = beyondReadModel(point, row);
+            if (beyond != null)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, beyond));
+                return;
+            }
+            final boolean existed = point.at() != null ? !row.createdAt().isAfter(point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS)) :
+                row.createdIndex() <= point.atIndex();
+            if (!existed)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "The account did not exist yet at that point."));
+                return;
+            }
+            HttpReplies.fill(hole, 200, "application/json", renderAccountAt(channel, accountId, point, row), keepAlive, 0);
+        });
+    }
+
+    /**
+     * @return why the read model cannot answer for {@code point} (it holds the journal up to its watermark only), or null.
+     * An instant must be before the watermark's time: a command after the watermark may share its microsecond.
+     */
+    private static String beyondReadModel(final QueryParams.Point point, final AccountAtRow row)
+    {
+        if (point.at() == null)
+        {
+            return point.atIndex() <= row.watermarkIndex() ? null :
+                "atIndex " + point.atIndex() + " is past what the read model holds: journal index " + row.watermarkIndex();
+        }
+        if (row.watermarkTime() != null && point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).isBefore(row.watermarkTime()))
+        {
+            return null;
+        }
+        return "at " + point.at() + " is not before what the read model holds: journal index " + row.watermarkIndex() +
+            (row.watermarkTime() == null ? "" : ", journaled at " + row.watermarkTime());
+    }
+
+    /**
+     * The account body of {@code GET /v1/accounts/{id}} at a past point, plus the point. Per sub-balance detail only for an
+     * account of one sub-balance (its total): a hot account's split at a past point is not recorded, and totals are exact.
+     */
+    private static ByteBuf renderAccountAt(final Channel channel, final long accountId, final QueryParams.Point point, final AccountAtRow row)
+        throws IOException
+    {
+        final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
+        final ByteBuf body = channel.alloc().buffer(512);
+        try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+        {
+            json.writeStartObject();
+            json.writeNumberField("id", accountId);
+            json.writeStringField("currency", row.currency());
+            json.writeNumberField("subBalances", row.subBalances());
+            json.writeBooleanField("debitsMustNotExceedCredits", row.debitsMustNotExceedCredits());
+            json.writeStringField("overdraftLimit", Money.format(row.overdraftLimitMinor(), digits));
+            json.writeStringField("posted", Money.format(row.postedMinor(), digits));
+            json.writeStringField("held", Money.format(row.heldMinor(), digits));
+            json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+            if (row.subBalances() == 1)
+            {
+                json.writeArrayFieldStart("subBalanceDetail");
+                json.writeStartObject();
+                json.writeNumberField("index", 0);
+                json.writeStringField("posted", Money.format(row.postedMinor(), digits));
+                json.writeStringField("held", Money.format(row.heldMinor(), digits));
+                json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+                json.writeEndObject();
+                json.writeEndArray();
+            }
+            json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
+            if (point.at() != null)
+            {
+                json.writeStringField("at", point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString());
+            }
+            else
+            {
+                json.writeNumberField("atIndex", point.atIndex());
+            }
+            if (row.lastEntryIndex() > 0)
+            {
+                json.writeNumberField("lastEntryJournalIndex", row.lastEntryIndex());
+            }
+            json.writeEndObject();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            body.release();
+            throw ex;
+        }
+        return body;
     }
 
     /**

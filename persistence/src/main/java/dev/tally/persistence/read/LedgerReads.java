@@ -2,6 +2,10 @@ package dev.tally.persistence.read;
 
 import dev.tally.ledger.transfer.TransferKind;
 import javax.sql.DataSource;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,6 +41,29 @@ public final class LedgerReads
     private static final String TRANSFER = TRANSFER_COLUMNS + " WHERE t.id = ? AND t.tenant_id = ?";
     private static final String TRANSFER_BY_REFERENCE = TRANSFER_COLUMNS + " WHERE t.tenant_id = ? AND t.reference = ?";
     /** One round trip for a whole batch of references, on the (tenant_id, reference) unique index. */
+
+    private static final String ACCOUNT_AT_HEAD =
+        "SELECT a.currency, a.sub_balances, a.debits_must_not_exceed_credits, a.overdraft_limit_minor, a.created_at, a.journal_index," +
+        " last.balance_after_minor, last.journal_index, held.minor, w.journal_index, w.journal_time FROM accounts a";
+    private static final String ACCOUNT_AT_TAIL = " CROSS JOIN ledger_watermark w WHERE a.tenant_id = ? AND a.account_id = ?";
+    /**
+     * At an instant: the account's last entry before the next millisecond's first id whose (microsecond) time is at or
+     * before it, a backward probe of (tenant_id, account_id, id) that steps back at most inside one millisecond; and the
+     * holds created by then and not resolved by then.
+     */
+    private static final String ACCOUNT_AT_TIME = ACCOUNT_AT_HEAD +
+        " LEFT JOIN LATERAL (SELECT e.balance_after_minor, e.journal_index FROM ledger_entries e" +
+        " WHERE e.tenant_id = a.tenant_id AND e.account_id = a.account_id AND e.id < ? AND e.created_at <= ? ORDER BY e.id DESC LIMIT 1)" +
+        " last ON true" +
+        " CROSS JOIN LATERAL (SELECT coalesce(sum(h.amount_minor), 0) AS minor FROM holds h" +
+        " WHERE h.tenant_id = a.tenant_id AND h.account_id = a.account_id AND h.created_at <= ?" +
+        " AND (h.resolved_at IS NULL OR h.resolved_at > ?)) held" + ACCOUNT_AT_TAIL;
+    /** At a journal index: tally_entry_at_index (V7) finds the last entry; the holds by their creating and resolving indexes. */
+    private static final String ACCOUNT_AT_INDEX = ACCOUNT_AT_HEAD +
+        " LEFT JOIN LATERAL tally_entry_at_index(a.tenant_id, a.account_id, ?) last ON true" +
+        " CROSS JOIN LATERAL (SELECT coalesce(sum(h.amount_minor), 0) AS minor FROM holds h" +
+        " WHERE h.tenant_id = a.tenant_id AND h.account_id = a.account_id AND h.journal_index <= ?" +
+        " AND (h.resolved_at IS NULL OR h.last_journal_index > ?)) held" + ACCOUNT_AT_TAIL;
 
     private final DataSource dataSource;
 
@@ -94,6 +121,60 @@ public final class LedgerReads
             s.setObject(1, id);
             s.setLong(2, tenantId);
             return one(s);
+        }
+    }
+
+    /**
+     * The tenant's account as it stood right after the last command whose journaled time, to the microsecond, is at or
+     * before {@code at} (PostgreSQL keeps microseconds): one round trip, one index probe for posted.
+     *
+     * @return empty when the tenant has no such account (now); the caller compares the point with the row's watermark
+     * and the account's creation.
+     */
+    public Optional<AccountAtRow> accountAtInstant(final long tenantId, final long accountId, final Instant at) throws SQLException
+    {
+        final Instant micros = at.truncatedTo(ChronoUnit.MICROS);
+        final long nextMs = Math.addExact(micros.toEpochMilli(), 1L);
+        final OffsetDateTime time = micros.atOffset(ZoneOffset.UTC);
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(ACCOUNT_AT_TIME))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            s.setObject(1, new UUID(nextMs << 16, 0));   // the smallest id of the next millisecond (Uuid7: ms in the top 48 bits)
+            s.setObject(2, time);
+            s.setObject(3, time);
+            s.setObject(4, time);
+            s.setLong(5, tenantId);
+            s.setLong(6, accountId);
+            return accountAt(s);
+        }
+    }
+
+    /** The tenant's account as it stood right after journal index {@code atIndex} (0: before everything); see {@link #accountAtInstant}. */
+    public Optional<AccountAtRow> accountAtIndex(final long tenantId, final long accountId, final long atIndex) throws SQLException
+    {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(ACCOUNT_AT_INDEX))
+        {
+            s.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            s.setLong(1, atIndex);
+            s.setLong(2, atIndex);
+            s.setLong(3, atIndex);
+            s.setLong(4, tenantId);
+            s.setLong(5, accountId);
+            return accountAt(s);
+        }
+    }
+
+    private static Optional<AccountAtRow> accountAt(final PreparedStatement s) throws SQLException
+    {
+        try (ResultSet rs = s.executeQuery())
+        {
+            if (!rs.next())
+            {
+                return Optional.empty();
+            }
+            final java.sql.Timestamp watermarkTime = rs.getTimestamp(11);
+            return Optional.of(new AccountAtRow(rs.getString(1), rs.getInt(2), rs.getBoolean(3), rs.getLong(4), rs.getTimestamp(5).toInstant(),
+                rs.getLong(6), rs.getLong(7), rs.getLong(9), rs.getLong(8), rs.getLong(10), watermarkTime == null ? null : watermarkTime.toInstant()));
         }
     }
 
