@@ -176,6 +176,13 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
     }
 
     @Override
+    public LedgerReads.StatementCursor statement(final long tenantId, final long accountId, final Instant from, final Instant to)
+        throws SQLException
+    {
+        return reads.statement(tenantId, accountId, from, to);
+    }
+
+    @Override
     public int accountMinorDigits(final long tenantId, final long accountId) throws SQLException
     {
         return reads.accountCurrency(tenantId, accountId).map(code -> CurrencyCode.minorDigits(CurrencyCode.pack(code))).orElse(-1);

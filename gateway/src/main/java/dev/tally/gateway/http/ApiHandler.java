@@ -237,6 +237,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             case LIST_ACCOUNT_ENTRIES:
                 listEntries(ctx, scratch, tenant, keepAlive);
                 break;
+            case ACCOUNT_STATEMENT:
+                readStatement(ctx, scratch, tenant, request, keepAlive);
+                break;
             case BATCH:
                 if (refuseWhenWriterLags(ctx, scratch, keepAlive))
                 {
@@ -403,6 +406,24 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, query);
+    }
+
+    /** {@code GET /v1/accounts/{id}/statement?from=&to=}, JSON or CSV ({@code Accept: text/csv}), streamed from the read model. */
+    private void readStatement(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final FullHttpRequest request,
+        final boolean keepAlive)
+    {
+        final long accountId = ResourceId.parseAccountId(scratch.match.pathId());
+        if (accountId == ResourceId.INVALID_ACCOUNT_ID)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        final String query = scratch.match.query();
+        final String accept = request.headers().get(HttpHeaderNames.ACCEPT);
+        final boolean csv = accept != null && accept.toLowerCase(java.util.Locale.ROOT).contains("text/csv");
+        readHistory(ctx, scratch, tenant, accountId, QueryParams.Period.invalid(query),
+            (csv ? ReadModelQueries.CSV_PREFIX : "") + (query == null ? "" : query), keepAlive);
     }
 
     private void listEntries(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)

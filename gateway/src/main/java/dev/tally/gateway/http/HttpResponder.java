@@ -188,7 +188,12 @@ public final class HttpResponder implements ResponderStage
                 }
                 // PostgreSQL answers: the reply leaves from the read pool, in this connection's order (HttpReplies.hold)
                 body.release();
-                if (event.routeIndex == Route.GET_ACCOUNT.ordinal())   // ?at= or ?atIndex=
+                if (event.routeIndex == Route.ACCOUNT_STATEMENT.ordinal())
+                {
+                    queries.statement(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
+                        replyRecorder(event));
+                }
+                else if (event.routeIndex == Route.GET_ACCOUNT.ordinal())   // ?at= or ?atIndex=
                 {
                     queries.accountAt(channel, event.requestId, event.keepAlive, event.command.tenantId, event.readAccountId, event.readQuery,
                         replyRecorder(event));

@@ -125,6 +125,40 @@ final class QueryParams
     /** The largest journal index an id holds (Uuid7: 48 of its low bits after the variant). */
     static final long JOURNAL_INDEX_MAX = (1L << 48) - 1;
 
+    /** The period of a statement: entries journaled after {@code from}, up to and including {@code to}. */
+    record Period(Instant from, Instant to)
+    {
+        /** @return the period {@code query} names; both ends are required, {@code from} at or before {@code to}. */
+        static Period parse(final String query)
+        {
+            final Instant from = instant(query, "from");
+            final Instant to = instant(query, "to");
+            if (from == null || to == null)
+            {
+                throw new IllegalArgumentException("a statement needs from and to, RFC 3339 date-times with an offset");
+            }
+            if (from.isAfter(to))
+            {
+                throw new IllegalArgumentException("from must not be after to");
+            }
+            return new Period(from, to);
+        }
+
+        /** @return why {@code query} names no valid period, or null. */
+        static String invalid(final String query)
+        {
+            try
+            {
+                parse(query);
+                return null;
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                return ex.getMessage();
+            }
+        }
+    }
+
     /** A point of the journal an account read asks for: an instant, or a journal index ({@code at} null). */
     record Point(Instant at, long atIndex)
     {

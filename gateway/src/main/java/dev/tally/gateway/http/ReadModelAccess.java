@@ -2,6 +2,7 @@ package dev.tally.gateway.http;
 
 import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.EntryRow;
+import dev.tally.persistence.read.LedgerReads;
 import java.time.Instant;
 import dev.tally.persistence.read.TransferRow;
 import java.util.List;
@@ -35,6 +36,9 @@ public interface ReadModelAccess
      * index {@code atIndex}; empty when the tenant has no such account.
      */
     Optional<AccountAtRow> accountAt(long tenantId, long accountId, Instant at, long atIndex) throws Exception;
+
+    /** @return a cursor over the account's entries journaled after {@code from}, up to and including {@code to}. */
+    LedgerReads.StatementCursor statement(long tenantId, long accountId, Instant from, Instant to) throws Exception;
 
     /** @return the minor digits of the account's currency, or -1 when PostgreSQL holds no such account of the tenant. */
     int accountMinorDigits(long tenantId, long accountId) throws Exception;

@@ -44,6 +44,19 @@ public final class ReadModelQueries implements AutoCloseable
 {
     /** Default and largest page of entries. */
     public static final int PAGE_DEFAULT = 100;
+    /**
+     * Starts the query of a statement that asks for CSV: the I/O thread reads the {@code Accept} header and the query
+     * string travels through the ring alone, so the choice rides in front of it (a NUL, which no query string holds).
+     */
+    static final String CSV_PREFIX = "\u0000csv;";
+    /** Statements streaming at once, at most: each holds one of the two pool threads while its client reads. */
+    static final int STATEMENTS_MAX = 1;
+    /** Entries per page of a statement: one keyset index scan, about 150 bytes each in JSON. */
+    static final int STATEMENT_PAGE_ROWS = 1_000;
+    /** A statement's parts waiting for the replies before it, at most, before its producer waits. */
+    static final long STATEMENT_BACKLOG_MAX_BYTES = 1 << 20;
+    /** A client that reads nothing of a statement for this long loses the connection (the stream holds a thread). */
+    static final long STATEMENT_STALL_MAX_MS = 30_000;
     private static final Logger LOG = LoggerFactory.getLogger(ReadModelQueries.class);
     private static final JsonFactory JSON = new JsonFactory();
     private static final int QUEUE_MAX = 1_024;
@@ -61,6 +74,7 @@ public final class ReadModelQueries implements AutoCloseable
 
     private final ReadModelAccess readModel;
     private final ThreadPoolExecutor pool;
+    private final java.util.concurrent.Semaphore statements = new java.util.concurrent.Semaphore(STATEMENTS_MAX);
     /** Re-checks the writer's watermark for reads waiting on it, so that they hold no pool thread meanwhile. */
     private final ScheduledThreadPoolExecutor writerWaits;
     /** Reads waiting for the writer: answered by {@link #close} if still there. */
@@ -215,6 +229,166 @@ public final class ReadModelQueries implements AutoCloseable
             }
             HttpReplies.fill(hole, 200, "application/json", renderAccountAt(channel, accountId, point, row), keepAlive, 0);
         });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts/{id}/statement?from=&to=} (checked by {@link QueryParams.Period#invalid}; {@code query}
+     * starts with {@link #CSV_PREFIX} for CSV): the opening balance (the account at {@code from}), every entry journaled
+     * after it up to and including {@code to} with its running balance, and the closing balance. Streamed: a chunked reply
+     * written page by page ({@link #STATEMENT_PAGE_ROWS} entries, a keyset page each) while the client reads it, so a
+     * year of a hot account never sits in memory. At most {@link #STATEMENTS_MAX} stream at once (each holds a pool thread
+     * and a connection for as long as its client reads); more get 503 with Retry-After.
+     */
+    public void statement(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        final boolean csv = query.startsWith(CSV_PREFIX);
+        final String params = csv ? query.substring(CSV_PREFIX.length()) : query;
+        submit(hole, channel, keepAlive, () ->
+        {
+            if (!statements.tryAcquire())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Another statement is being streamed; retry shortly."));
+                return;
+            }
+            try
+            {
+                streamStatement(hole, channel, keepAlive, tenantId, accountId, QueryParams.Period.parse(params), csv);
+            }
+            finally
+            {
+                statements.release();
+            }
+        });
+    }
+
+    private void streamStatement(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final long tenantId, final long accountId,
+        final QueryParams.Period period, final boolean csv) throws Exception
+    {
+        final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, period.from(), -1);
+        if (found.isEmpty())
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account."));
+            return;
+        }
+        final AccountAtRow opening = found.get();
+        final String beyond = beyondReadModel(new QueryParams.Point(period.to(), -1), opening);
+        if (beyond != null)
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, beyond.replaceFirst("^at ", "to ")));
+            return;
+        }
+        final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(opening.currency()));
+        final String from = period.from().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString();
+        final String to = period.to().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString();
+        boolean started = false;
+        try (LedgerReads.StatementCursor cursor = readModel.statement(tenantId, accountId, period.from(), period.to()))
+        {
+            HttpReplies.beginStream(hole, 200, csv ? "text/csv; charset=utf-8" : "application/json", keepAlive);
+            started = true;
+            long balance = opening.postedMinor();
+            final StringBuilder text = new StringBuilder(256);
+            if (csv)
+            {
+                text.append("type,entry_id,transfer_id,kind,created_at,journal_index,amount,balance_after\n");
+                text.append("opening,,,,").append(from).append(",,,").append(Money.format(balance, digits)).append('\n');
+            }
+            else
+            {
+                text.append("{\"accountId\":").append(accountId).append(",\"currency\":\"").append(opening.currency())
+                    .append("\",\"from\":\"").append(from).append("\",\"to\":\"").append(to)
+                    .append("\",\"openingBalance\":\"").append(Money.format(balance, digits)).append("\",\"entries\":[");
+            }
+            HttpReplies.streamChunk(hole, ascii(channel, text));
+            long count = 0;
+            while (true)
+            {
+                awaitRoom(hole, channel);
+                final List<EntryRow> rows = cursor.next(STATEMENT_PAGE_ROWS);
+                text.setLength(0);
+                for (final EntryRow row : rows)
+                {
+                    if (csv)
+                    {
+                        text.append("entry,").append(row.id()).append(',').append(row.transferId()).append(',').append(row.kind()).append(',')
+                            .append(IsoTime.text(row.createdAt())).append(',').append(row.journalIndex()).append(',')
+                            .append(Money.format(row.amountMinor(), digits)).append(',').append(Money.format(row.balanceAfterMinor(), digits))
+                            .append('\n');
+                    }
+                    else
+                    {
+                        text.append(count++ == 0 ? "" : ",").append("{\"id\":\"").append(row.id()).append("\",\"transferId\":\"")
+                            .append(row.transferId()).append("\",\"kind\":\"").append(row.kind()).append("\",\"amount\":\"")
+                            .append(Money.format(row.amountMinor(), digits)).append("\",\"balanceAfter\":\"")
+                            .append(Money.format(row.balanceAfterMinor(), digits)).append("\",\"journalIndex\":").append(row.journalIndex())
+                            .append(",\"createdAt\":\"").append(IsoTime.text(row.createdAt())).append("\"}");
+                    }
+                    balance = row.balanceAfterMinor();
+                }
+                if (!rows.isEmpty())
+                {
+                    HttpReplies.streamChunk(hole, ascii(channel, text));
+                }
+                if (rows.size() < STATEMENT_PAGE_ROWS)
+                {
+                    break;
+                }
+            }
+            text.setLength(0);
+            if (csv)
+            {
+                text.append("closing,,,,").append(to).append(",,,").append(Money.format(balance, digits)).append('\n');
+            }
+            else
+            {
+                text.append("],\"closingBalance\":\"").append(Money.format(balance, digits)).append("\"}");
+            }
+            HttpReplies.streamChunk(hole, ascii(channel, text));
+            HttpReplies.endStream(hole);
+        }
+        catch (final Exception ex)
+        {
+            if (!started)
+            {
+                throw ex;   // nothing of the stream exists: the pool answers it as any failed read
+            }
+            LOG.warn("statement of account {} stopped midway: {}", accountId, ex.toString());
+            HttpReplies.abortStream(hole, problemBody(channel, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The statement could not be read.")));
+        }
+    }
+
+    /** Waits while the client has not read what was sent, or the replies before this one are still being answered. */
+    private static void awaitRoom(final HttpReplies.Hole hole, final Channel channel) throws java.io.IOException, InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STATEMENT_STALL_MAX_MS);
+        while (channel.isActive() && (!channel.isWritable() || HttpReplies.streamBacklogBytes(hole) > STATEMENT_BACKLOG_MAX_BYTES))
+        {
+            if (System.nanoTime() - deadlineNs > 0)
+            {
+                throw new java.io.IOException("the client read nothing of the statement for " + STATEMENT_STALL_MAX_MS + " ms");
+            }
+            Thread.sleep(1);
+        }
+        if (!channel.isActive())
+        {
+            throw new java.io.IOException("the client closed the connection");
+        }
+    }
+
+    private static ByteBuf ascii(final Channel channel, final CharSequence text)
+    {
+        final ByteBuf buffer = channel.alloc().buffer(text.length());
+        buffer.writeCharSequence(text, java.nio.charset.StandardCharsets.US_ASCII);
+        return buffer;
+    }
+
+    private static ByteBuf problemBody(final Channel channel, final Problem problem)
+    {
+        final byte[] json = problem.toJson();
+        return channel.alloc().buffer(json.length).writeBytes(json);
     }
 
     /**

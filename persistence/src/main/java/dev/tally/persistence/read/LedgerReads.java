@@ -178,6 +178,91 @@ public final class LedgerReads
         }
     }
 
+    /**
+     * Opens a keyset cursor over the tenant's account's entries journaled after {@code from} and at or before {@code to}
+     * (to the microsecond, as {@link #accountAtInstant}): each {@link StatementCursor#next} is one page, one index range
+     * scan from where the last stopped, on one connection held until {@link StatementCursor#close}.
+     */
+    public StatementCursor statement(final long tenantId, final long accountId, final Instant from, final Instant to) throws SQLException
+    {
+        final Connection c = dataSource.getConnection();
+        try
+        {
+            return new StatementCursor(c, tenantId, accountId, from.truncatedTo(ChronoUnit.MICROS), to.truncatedTo(ChronoUnit.MICROS));
+        }
+        catch (final SQLException | RuntimeException ex)
+        {
+            c.close();
+            throw ex;
+        }
+    }
+
+    /** Pages of a statement's entries, oldest first; see {@link #statement}. Not thread-safe: one reader. */
+    public static final class StatementCursor implements AutoCloseable
+    {
+        private static final String PAGE =
+            "SELECT id, transfer_id, tenant_id, account_id, amount_minor, currency, journal_index, created_at, kind, balance_after_minor" +
+            " FROM ledger_entries WHERE tenant_id = ? AND account_id = ? AND id > ? AND id < ? AND created_at > ? AND created_at <= ?" +
+            " ORDER BY id LIMIT ?";
+
+        private final Connection connection;
+        private final PreparedStatement page;
+        private UUID after;
+
+        private StatementCursor(final Connection connection, final long tenantId, final long accountId, final Instant from, final Instant to)
+            throws SQLException
+        {
+            this.connection = connection;
+            this.page = connection.prepareStatement(PAGE);
+            page.setQueryTimeout(READ_TIMEOUT_SECONDS);
+            page.setLong(1, tenantId);
+            page.setLong(2, accountId);
+            // ids start with their journaled millisecond: from the lowest id of from's millisecond (no real id is that low) to
+            // the lowest of the millisecond after to's, exclusive; the times then cut inside those two milliseconds
+            after = new UUID(from.toEpochMilli() << 16, 0);
+            page.setObject(4, new UUID(Math.addExact(to.toEpochMilli(), 1L) << 16, 0));
+            page.setObject(5, from.atOffset(ZoneOffset.UTC));
+            page.setObject(6, to.atOffset(ZoneOffset.UTC));
+        }
+
+        /** @return the next at most {@code limit} entries (1 to {@link #ENTRIES_PAGE_MAX}); fewer means the end. */
+        public List<EntryRow> next(final int limit) throws SQLException
+        {
+            if (limit < 1 || limit > ENTRIES_PAGE_MAX)
+            {
+                throw new IllegalArgumentException("limit must be in [1, " + ENTRIES_PAGE_MAX + "], was " + limit);
+            }
+            page.setObject(3, after);
+            page.setInt(7, limit);
+            final List<EntryRow> rows = new ArrayList<>(limit);
+            try (ResultSet rs = page.executeQuery())
+            {
+                while (rs.next())
+                {
+                    rows.add(entryRow(rs));
+                }
+            }
+            if (!rows.isEmpty())
+            {
+                after = rows.get(rows.size() - 1).id();
+            }
+            return rows;
+        }
+
+        @Override
+        public void close() throws SQLException
+        {
+            try
+            {
+                page.close();
+            }
+            finally
+            {
+                connection.close();
+            }
+        }
+    }
+
     /** @return the ISO 4217 code of the tenant's account, if PostgreSQL holds it. */
     public Optional<String> accountCurrency(final long tenantId, final long accountId) throws SQLException
     {

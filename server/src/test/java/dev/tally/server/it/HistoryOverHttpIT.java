@@ -131,7 +131,71 @@ class HistoryOverHttpIT
                 assertEquals(400, refused.status(), bad + ": " + refused);
                 assertEquals("invalid-request", refused.problemSlug(), bad);
             }
+
+            assertStatements(client, other, tally.port(), points.get(0).at(), last);
             tally.stop();
+        }
+    }
+
+    /**
+     * Statements of each account over the story and over a window inside it: the opening balance is the account at
+     * {@code from}, each entry's running balance is the one before plus its amount, the closing balance is the account
+     * at {@code to}; CSV says the same as JSON; a statement keeps its place among pipelined replies.
+     */
+    private static void assertStatements(final TallyClient client, final TallyClient other, final int port, final Instant from, final Instant to)
+        throws Exception
+    {
+        for (final long account : ACCOUNTS)
+        {
+            final String period = "?from=" + from + "&to=" + to;
+            final Reply reply = ok(client.get("/v1/accounts/" + account + "/statement" + period));
+            assertEquals("application/json", reply.header("Content-Type"));
+            final Json statement = reply.json();
+            final java.math.BigDecimal opening = statement.get("openingBalance").amount();
+            assertEquals(ok(client.get("/v1/accounts/" + account + "?at=" + from)).json().get("posted").amount(), opening);
+            java.math.BigDecimal running = opening;
+            final Json entries = statement.get("entries");
+            assertTrue(entries.size() > 0, "account " + account + " moved in the period");
+            for (int i = 0; i < entries.size(); i++)
+            {
+                running = running.add(entries.at(i).get("amount").amount());
+                assertEquals(running, entries.at(i).get("balanceAfter").amount(), "account " + account + ", entry " + i);
+            }
+            assertEquals(running, statement.get("closingBalance").amount(), "opening + entries = closing");
+            assertEquals(ok(client.get("/v1/accounts/" + account + "?at=" + to)).json().get("posted").amount(), running);
+
+            final Reply csv = ok(client.send(client.request("/v1/accounts/" + account + "/statement" + period).header("Accept", "text/csv")));
+            assertTrue(csv.header("Content-Type").startsWith("text/csv"), csv::toString);
+            final List<String> lines = csv.body().lines().toList();
+            assertEquals("type,entry_id,transfer_id,kind,created_at,journal_index,amount,balance_after", lines.get(0));
+            assertEquals(entries.size() + 3, lines.size(), csv.body());
+            assertTrue(lines.get(1).startsWith("opening,") && lines.get(1).endsWith("," + opening.toPlainString()), lines.get(1));
+            assertEquals("entry," + entries.at(0).get("id").text() + "," + entries.at(0).get("transferId").text() + "," +
+                entries.at(0).get("kind").text(), String.join(",", java.util.Arrays.copyOf(lines.get(2).split(","), 4)));
+            assertTrue(lines.get(lines.size() - 1).endsWith("," + running.toPlainString()), "closing line");
+            assertEquals(404, other.get("/v1/accounts/" + account + "/statement" + period).status(), "another tenant's account");
+        }
+        final String window = "?from=" + from.plusMillis(1) + "&to=" + to.minusMillis(1);
+        final Json two = ok(client.get("/v1/accounts/2/statement" + window)).json();
+        assertEquals(two.get("closingBalance").amount(), ok(client.get("/v1/accounts/2?at=" + to.minusMillis(1))).json().get("posted").amount());
+        for (final String bad : List.of("?from=" + to + "&to=" + from, "?from=" + from, "?to=" + to, "?from=x&to=" + to, "",
+            "?from=" + from + "&to=2999-01-01T00:00:00Z"))
+        {
+            final Reply refused = client.get("/v1/accounts/2/statement" + bad);
+            assertEquals(400, refused.status(), bad + ": " + refused);
+            assertEquals("invalid-request", refused.problemSlug(), bad);
+        }
+        try (RawConnection connection = new RawConnection(port))
+        {
+            connection.write(RawConnection.request("GET", "/v1/accounts/2/statement?from=" + from + "&to=" + to, null, null) +
+                RawConnection.request("GET", "/v1/accounts/2/statement?from=x", null, null) +
+                RawConnection.request("GET", "/v1/accounts/2", null, null));
+            final RawConnection.RawResponse streamed = connection.read();
+            assertEquals(200, streamed.status());
+            assertEquals(ok(client.get("/v1/accounts/2?at=" + to)).json().get("posted").text(),
+                Json.parse(streamed.body()).get("closingBalance").text(), "a whole chunked statement");
+            assertEquals(400, connection.read().status(), "the I/O thread's 400 waits behind the stream");
+            assertTrue(connection.read().body().contains("\"subBalanceDetail\""), "then the account now");
         }
     }
 

@@ -11,6 +11,7 @@ public enum Route
     CREATE_ACCOUNT("POST", "/v1/accounts", CommandType.CREATE_ACCOUNT),
     GET_ACCOUNT("GET", "/v1/accounts/{id}", null),
     LIST_ACCOUNT_ENTRIES("GET", "/v1/accounts/{id}/entries", null),
+    ACCOUNT_STATEMENT("GET", "/v1/accounts/{id}/statement", null),
     CREATE_TRANSFER("POST", "/v1/transfers", CommandType.TRANSFER),
     GET_TRANSFER("GET", "/v1/transfers/{id}", null),
     REVERSE_TRANSFER("POST", "/v1/transfers/{id}/reversals", CommandType.REVERSE_TRANSFER),
