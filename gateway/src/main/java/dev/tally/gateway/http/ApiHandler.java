@@ -609,7 +609,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     {
         if (event instanceof IdleStateEvent)
         {
-            ctx.close();
+            if (!HttpReplies.isAnswering(ctx.channel()))   // a statement streaming for minutes reads nothing from its client
+            {
+                ctx.close();
+            }
             return;
         }
         super.userEventTriggered(ctx, event);

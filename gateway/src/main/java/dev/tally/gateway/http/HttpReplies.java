@@ -209,6 +209,20 @@ final class HttpReplies
         }
     }
 
+    /** @return true while a read-pool query (a statement's stream among them) still owes {@code channel} a reply or part. */
+    static boolean isAnswering(final Channel channel)
+    {
+        final ArrayDeque<Hole> held = channel.attr(HELD).get();
+        if (held == null)
+        {
+            return false;
+        }
+        synchronized (held)
+        {
+            return !held.isEmpty();
+        }
+    }
+
     /** Writes, from the head of the connection's queue, every reply ready, and the parts of a stream until it ends. */
     private static void drain(final Channel channel, final ArrayDeque<Hole> held)
     {

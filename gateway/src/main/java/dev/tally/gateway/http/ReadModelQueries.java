@@ -402,7 +402,9 @@ public final class ReadModelQueries implements AutoCloseable
             return point.atIndex() <= row.watermarkIndex() ? null :
                 "atIndex " + point.atIndex() + " is past what the read model holds: journal index " + row.watermarkIndex();
         }
-        if (row.watermarkTime() != null && point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).isBefore(row.watermarkTime()))
+        // a microsecond of margin: the writer stores the watermark's time through a double (to_timestamp), which may round up
+        if (row.watermarkTime() != null &&
+            point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).isBefore(row.watermarkTime().minusNanos(1_000)))
         {
             return null;
         }

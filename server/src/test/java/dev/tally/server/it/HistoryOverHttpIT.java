@@ -81,7 +81,7 @@ class HistoryOverHttpIT
 
             ok(client.hold("hold-2", 2, "5.00", TallyClient.TRY, 200));
             points.add(point("-122.50/0.00", "70.00/5.00", "52.50/0.00"));
-            Thread.sleep(600);   // journaled ticks every 50 ms expire it
+            Thread.sleep(1_000);   // journaled ticks every 50 ms expire it
             points.add(point("-122.50/0.00", "70.00/0.00", "52.50/0.00"));
 
             Thread.sleep(200);   // a tick after the last point, so that the read model's watermark passes it
