@@ -166,7 +166,7 @@ final class Postings
             r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
             return;
         }
-        move(debitSlot, creditSlot, c.amountMinor, c);
+        move(debitSlot, creditSlot, c.amountMinor, c, TransferKind.TRANSFER);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, c.debitAccountId, c.creditAccountId, c.amountMinor,
             c.currency, TransferKind.TRANSFER, 0, 0, c.referenceHi, c.referenceLo, c.reference, c.referenceLength, c.metadataLength > 0);
         undo.record(UndoLog.TRANSFER_ADDED, 0, 0, 0);
@@ -272,7 +272,7 @@ final class Postings
             r.code = ResultCode.CAPACITY_EXCEEDED;   // only when the cold index is behind further than the journal stage lets it
             return;
         }
-        move(debitSlot, creditSlot, amount, c);
+        move(debitSlot, creditSlot, amount, c, TransferKind.REVERSAL);
         TransferTable.recordReversed(original, TransferTable.recordReversed(original) + amount);
         if (position >= 0)
         {
@@ -398,7 +398,7 @@ final class Postings
         {
             throw new InvariantViolation("capture of hold " + holds.journalIndex(hold) + " not covered by its release");
         }
-        move(debitSlot, creditSlot, amount, c);
+        move(debitSlot, creditSlot, amount, c, TransferKind.CAPTURE);
         holds.remove(hold);
         transfers.add(c.journalIndex, c.timestampNs, c.tenantId, heldAccount, c.creditAccountId, amount, r.currency,
             TransferKind.CAPTURE, 0, 0, 0, 0, c.reference, 0, false);
@@ -514,8 +514,12 @@ final class Postings
         return ResultCode.OK;
     }
 
-    /** Debits one account, credits the other, and records the two legs (entry ordinals 0 and 1). */
-    private void move(final int debitSlot, final int creditSlot, final long amount, final Command c)
+    /**
+     * Debits one account, credits the other, and records the two legs (entry ordinals 0 and 1), each with its
+     * transfer's {@code kind} and its account's posted total right after it (exact: the checks before keep the total
+     * inside a long; a hot account's total is a sum over its sub-balances, read here once per leg).
+     */
+    private void move(final int debitSlot, final int creditSlot, final long amount, final Command c, final int kind)
     {
         if (accounts.subCount(debitSlot) > 1 || accounts.subCount(creditSlot) > 1)
         {
@@ -524,8 +528,10 @@ final class Postings
         accounts.draw(debitSlot, amount, false, c.journalIndex);
         accounts.credit(creditSlot, amount, c.journalIndex);
         final int currency = accounts.currency(debitSlot);
-        effects.entry(c.journalIndex, c.timestampNs, 0, c.journalIndex, c.tenantId, accounts.id(debitSlot), -amount, currency);
-        effects.entry(c.journalIndex, c.timestampNs, 1, c.journalIndex, c.tenantId, accounts.id(creditSlot), amount, currency);
+        effects.entry(c.journalIndex, c.timestampNs, 0, c.journalIndex, c.tenantId, accounts.id(debitSlot), -amount, currency, kind,
+            accounts.postedTotal(debitSlot));
+        effects.entry(c.journalIndex, c.timestampNs, 1, c.journalIndex, c.tenantId, accounts.id(creditSlot), amount, currency, kind,
+            accounts.postedTotal(creditSlot));
     }
 
     private void event(

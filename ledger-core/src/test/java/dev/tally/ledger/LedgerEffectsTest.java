@@ -6,6 +6,7 @@ import dev.tally.ledger.effect.EventType;
 import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
+import dev.tally.ledger.transfer.TransferKind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +50,45 @@ class LedgerEffectsTest
             tenants.add(effects.balanceTenant(i) + "/" + effects.balanceAccount(i));
         }
         assertTrue(tenants.contains("7/2") && tenants.contains("8/2"), tenants.toString());
+    }
+
+    @Test
+    void shouldGiveEveryEntryItsTransfersKindAndItsAccountsPostedTotalRightAfterIt()
+    {
+        d.apply(cmd.createFundingAccount("open-1", 1));
+        d.apply(cmd.createHotAccount("open-2", 2, 4));   // credits spread over 4 sub-balances: the total is their sum
+        d.apply(cmd.createAccount("open-3", 3));
+        final Result first = d.apply(cmd.transfer("pay-1", 1, 2, 700));
+        assertEntries(TransferKind.TRANSFER, -700, 700);
+        d.apply(cmd.transfer("pay-2", 1, 2, 300));
+        assertEntries(TransferKind.TRANSFER, -1_000, 1_000);
+        assertEquals(ResultCode.OK, d.apply(cmd.reverse("undo-1", first, 200)).code);
+        assertEntries(TransferKind.REVERSAL, 800, -800);   // the reversal debits 2 and credits 1
+        final Result hold = d.apply(cmd.hold("hold-1", 2, 500, 10_000));
+        assertEquals(0, d.ledger.effects().entryCount(), "a hold moves no posted money");
+        assertEquals(ResultCode.OK, d.apply(cmd.capture("take-1", hold, 3, 120)).code);
+        assertEntries(TransferKind.CAPTURE, 680, 120);
+    }
+
+    /** The unit's two legs: kind, and each account's posted total after it, which is also memory's total now. */
+    private void assertEntries(final int kind, final long debitAfterMinor, final long creditAfterMinor)
+    {
+        final EffectLog effects = d.ledger.effects();
+        assertEquals(2, effects.entryCount());
+        final AccountView account = new AccountView();
+        final long[] expected = {debitAfterMinor, creditAfterMinor};
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(kind, effects.entryKind(i));
+            assertEquals(expected[i], effects.entryBalanceAfter(i), "balance after leg " + i);
+            d.ledger.readAccount(effects.entryAccount(i), effects.entryTenant(i), account);
+            long posted = 0;
+            for (int sub = 0; sub < account.subBalances; sub++)
+            {
+                posted += account.postedMinor[sub];
+            }
+            assertEquals(posted, effects.entryBalanceAfter(i), "the sum of the account's sub-balances");
+        }
     }
 
     @Test

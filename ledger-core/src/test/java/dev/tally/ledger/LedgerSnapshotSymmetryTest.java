@@ -243,6 +243,8 @@ class LedgerSnapshotSymmetryTest
             assertEquals(expected.entryAccount(i), actual.entryAccount(i));
             assertEquals(expected.entryAmount(i), actual.entryAmount(i));
             assertEquals(expected.entryTransferIndex(i), actual.entryTransferIndex(i));
+            assertEquals(expected.entryKind(i), actual.entryKind(i));
+            assertEquals(expected.entryBalanceAfter(i), actual.entryBalanceAfter(i), "running balance after a restore");
         }
         assertEquals(expected.balanceCount(), actual.balanceCount(), "balances");
         for (int i = 0; i < expected.balanceCount(); i++)

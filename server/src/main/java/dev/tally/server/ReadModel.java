@@ -19,10 +19,12 @@ import dev.tally.persistence.writer.EffectRecorder;
 import dev.tally.persistence.writer.LedgerWriter;
 import dev.tally.persistence.writer.WriterConfig;
 import dev.tally.ledger.currency.CurrencyCode;
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.TransferRow;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -195,6 +197,19 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
         throws SQLException
     {
         return reads.accountTransfers(tenantId, accountId, filter);
+    }
+
+    @Override
+    public Optional<AccountAtRow> accountAt(final long tenantId, final long accountId, final Instant at, final long atIndex) throws SQLException
+    {
+        return at != null ? reads.accountAtInstant(tenantId, accountId, at) : reads.accountAtIndex(tenantId, accountId, atIndex);
+    }
+
+    @Override
+    public LedgerReads.StatementCursor statement(final long tenantId, final long accountId, final Instant from, final Instant to)
+        throws SQLException
+    {
+        return reads.statement(tenantId, accountId, from, to);
     }
 
     @Override

@@ -60,6 +60,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     private static final Problem LISTINGS_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
         "Listings of accounts and of an account's transfers are served from the PostgreSQL read model, which this server does not run.");
 
+    private static final Problem HISTORY_NOT_ENABLED = new Problem(ProblemType.SERVICE_UNAVAILABLE,
+        "Balances at a past instant and statements are served from the PostgreSQL read model, which this server does not run" +
+        " (--no-read-model).");
+
     /** Without an admin key the admin routes do not exist: the same reply as the router's for an unknown path. */
     private static final Problem ADMIN_ROUTE_ABSENT = new Problem(ProblemType.NOT_FOUND,
         "no resource at " + Route.ADMIN_SNAPSHOT.template());
@@ -246,6 +250,9 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             case GET_HOLD:
                 readHold(ctx, scratch, tenant, keepAlive);
                 break;
+            case ACCOUNT_STATEMENT:
+                readStatement(ctx, scratch, tenant, request, keepAlive);
+                break;
             case BATCH:
                 if (refuseWhenWriterLags(ctx, scratch, keepAlive))
                 {
@@ -393,6 +400,45 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         return true;
     }
 
+    /**
+     * A read the PostgreSQL read model answers (an account at a past point): checked here, so that a 400 keeps its place
+     * in the connection's order, then through the ring to the responder, which hands it to the read pool by its route.
+     */
+    private void readHistory(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final long accountId, final String invalid,
+        final String query, final boolean keepAlive)
+    {
+        if (queries == null)
+        {
+            problem(ctx, scratch, HISTORY_NOT_ENABLED, keepAlive);
+            return;
+        }
+        if (invalid != null)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);
+            return;
+        }
+        publishRead(ctx, scratch, EventKind.READ_ENTRIES, tenant, accountId, 0, 0, keepAlive, query);
+    }
+
+    /** {@code GET /v1/accounts/{id}/statement?from=&to=}, JSON or CSV ({@code Accept: text/csv}), streamed from the read model. */
+    private void readStatement(
+        final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final FullHttpRequest request,
+        final boolean keepAlive)
+    {
+        final long accountId = ResourceId.parseAccountId(scratch.match.pathId());
+        if (accountId == ResourceId.INVALID_ACCOUNT_ID)
+        {
+            problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        final String query = scratch.match.query();
+        final String accept = request.headers().get(HttpHeaderNames.ACCEPT);
+        final boolean csv = accept != null && accept.toLowerCase(java.util.Locale.ROOT).contains("text/csv");
+        readHistory(ctx, scratch, tenant, accountId, QueryParams.Period.invalid(query),
+            (csv ? ReadModelQueries.CSV_PREFIX : "") + (query == null ? "" : query), keepAlive);
+    }
+
     private void listEntries(final ChannelHandlerContext ctx, final IoThreadScratch scratch, final ApiKeys.Tenant tenant, final boolean keepAlive)
     {
         if (queries == null)
@@ -485,6 +531,12 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         if (accountId == ResourceId.INVALID_ACCOUNT_ID)
         {
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
+            return;
+        }
+        final String query = scratch.match.query();
+        if (QueryParams.has(query, "at") || QueryParams.has(query, "atIndex"))
+        {
+            readHistory(ctx, scratch, tenant, accountId, QueryParams.Point.invalid(query), query, keepAlive);   // ?at= / ?atIndex=
             return;
         }
         publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive, null);
@@ -647,7 +699,10 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
     {
         if (event instanceof IdleStateEvent)
         {
-            ctx.close();
+            if (!HttpReplies.isAnswering(ctx.channel()))   // a statement streaming for minutes reads nothing from its client
+            {
+                ctx.close();
+            }
             return;
         }
         super.userEventTriggered(ctx, event);

@@ -4,7 +4,14 @@ import dev.tally.gateway.api.RenderedResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import dev.tally.gateway.api.problem.Problem;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -25,6 +32,11 @@ import java.util.function.IntConsumer;
  * query the responder {@link #hold holds} the connection: a {@link Hole} takes the reply's place, every reply
  * written to that connection meanwhile queues behind it, and {@link #fill} writes the query's reply and then
  * everything queued, in order (HTTP/1.1 pipelining, RFC 9112 §9.3.2).
+ *
+ * <p>A hole may also be filled by a stream ({@link #beginStream}, {@link #streamChunk}, {@link #endStream}): a chunked
+ * reply written part by part while the query pages through its rows. Its parts leave as soon as every reply before
+ * it has left, and the replies after it wait until its last part: the connection's order holds. Parts produced before
+ * the stream reaches the head of its connection wait in the hole; the producer bounds them ({@link #streamBacklogBytes}).
  */
 final class HttpReplies
 {
@@ -54,6 +66,14 @@ final class HttpReplies
         private final CharSequence requestId;
         private FullHttpResponse response;
         private boolean keepAlive;
+        /** A streamed reply: its head, then the parts not yet written, until {@link #ended}. */
+        private HttpResponse streamHead;
+        private final ArrayDeque<HttpContent> streamParts = new ArrayDeque<>();
+        private long streamBacklogBytes;
+        private boolean streamHeadSent;
+        private boolean ended;
+        /** The stream failed: closed after what was sent (a reply cannot change once its head left), or a 503 if none did. */
+        private boolean aborted;
 
         private Hole(final Channel channel, final CharSequence requestId, final IntConsumer onReply)
         {
@@ -95,12 +115,152 @@ final class HttpReplies
             hole.response = response(status, contentType, body, false, retryAfterSeconds, null, hole.requestId);
             hole.keepAlive = keepAlive;
             hole.onReply.accept(status);
-            // up to a later query's hole still open: its reply and what follows it wait for it
-            while (!held.isEmpty() && held.peekFirst().response != null)
+            drain(hole.channel, held);
+        }
+    }
+
+    /**
+     * Fills {@code hole} with a chunked reply whose body follows in {@link #streamChunk} parts and ends with
+     * {@link #endStream} (or {@link #abortStream}); the status is told to the hole's listener now.
+     */
+    static void beginStream(final Hole hole, final int status, final CharSequence contentType, final boolean keepAlive)
+    {
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            final HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), OWN_HEADERS);
+            head.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType).set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+            if (hole.requestId != null)
             {
-                final Hole ready = held.removeFirst();
-                send(hole.channel, ready.response, ready.keepAlive, true);
+                head.headers().set(RequestIds.REQUEST_ID, hole.requestId);
             }
+            hole.streamHead = head;
+            hole.keepAlive = keepAlive;
+            hole.onReply.accept(status);
+            drain(hole.channel, held);
+        }
+    }
+
+    /** Appends a part (taken over) to a stream begun with {@link #beginStream}; written at once when its turn has come. */
+    static void streamChunk(final Hole hole, final ByteBuf part)
+    {
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            hole.streamParts.addLast(new DefaultHttpContent(part));
+            hole.streamBacklogBytes += part.readableBytes();
+            drain(hole.channel, held);
+        }
+    }
+
+    /** Ends a stream: its last part goes, then the replies queued behind it. */
+    static void endStream(final Hole hole)
+    {
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            hole.streamParts.addLast(LastHttpContent.EMPTY_LAST_CONTENT);
+            hole.ended = true;
+            drain(hole.channel, held);
+        }
+    }
+
+    /**
+     * Ends a stream that failed midway: once its turn comes, the connection closes after the parts already written (a
+     * client sees a chunked body without its end, never a complete-looking one); if nothing was written yet, a 503 takes
+     * its place instead. Parts not yet written are dropped.
+     */
+    static void abortStream(final Hole hole, final ByteBuf problemJson)
+    {
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            for (final HttpContent part : hole.streamParts)
+            {
+                part.release();
+            }
+            hole.streamParts.clear();
+            hole.streamBacklogBytes = 0;
+            if (!hole.streamHeadSent)
+            {
+                hole.streamHead = null;
+                hole.response = response(503, Problem.CONTENT_TYPE, problemJson, false, 1, null, hole.requestId);
+            }
+            else
+            {
+                problemJson.release();
+                hole.aborted = true;
+                hole.ended = true;
+            }
+            drain(hole.channel, held);
+        }
+    }
+
+    /**
+     * @return bytes of the stream's parts waiting for their turn (replies before it still being answered): its producer
+     * waits while this is high, so that a slow reply ahead never makes a statement's rows pile up in memory.
+     */
+    static long streamBacklogBytes(final Hole hole)
+    {
+        final ArrayDeque<Hole> held = hole.channel.attr(HELD).get();
+        synchronized (held)
+        {
+            return hole.streamBacklogBytes;
+        }
+    }
+
+    /** @return true while a read-pool query (a statement's stream among them) still owes {@code channel} a reply or part. */
+    static boolean isAnswering(final Channel channel)
+    {
+        final ArrayDeque<Hole> held = channel.attr(HELD).get();
+        if (held == null)
+        {
+            return false;
+        }
+        synchronized (held)
+        {
+            return !held.isEmpty();
+        }
+    }
+
+    /** Writes, from the head of the connection's queue, every reply ready, and the parts of a stream until it ends. */
+    private static void drain(final Channel channel, final ArrayDeque<Hole> held)
+    {
+        while (!held.isEmpty())
+        {
+            final Hole first = held.peekFirst();
+            if (first.response != null)
+            {
+                held.removeFirst();
+                send(channel, first.response, first.keepAlive, true);
+                continue;
+            }
+            if (first.streamHead == null)
+            {
+                return;   // a query still answering: it and what follows it wait
+            }
+            if (!first.streamHeadSent)
+            {
+                channel.write(first.streamHead, channel.voidPromise());
+                first.streamHeadSent = true;
+            }
+            while (!first.streamParts.isEmpty())
+            {
+                channel.write(first.streamParts.removeFirst(), channel.voidPromise());
+            }
+            first.streamBacklogBytes = 0;
+            if (!first.ended)
+            {
+                channel.flush();
+                return;
+            }
+            held.removeFirst();
+            if (first.aborted || !first.keepAlive)
+            {
+                channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            channel.flush();
         }
     }
 

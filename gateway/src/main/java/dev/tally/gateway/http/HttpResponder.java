@@ -189,6 +189,12 @@ public final class HttpResponder implements ResponderStage
                 queries.accountTransfers(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
                     replyRecorder(event));
                 break;
+            case ACCOUNT_STATEMENT:
+                queries.statement(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, replyRecorder(event));
+                break;
+            case GET_ACCOUNT:   // ?at= or ?atIndex=
+                queries.accountAt(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, replyRecorder(event));
+                break;
             default:
                 queries.entries(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
                     replyRecorder(event));

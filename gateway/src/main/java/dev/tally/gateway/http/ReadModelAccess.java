@@ -1,11 +1,14 @@
 package dev.tally.gateway.http;
 
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.AccountRow;
 import dev.tally.persistence.read.AccountTransferRow;
 import dev.tally.persistence.read.AccountTransfersFilter;
 import dev.tally.persistence.read.AccountsFilter;
 import dev.tally.persistence.read.EntryRow;
 import dev.tally.persistence.read.HoldRow;
+import dev.tally.persistence.read.LedgerReads;
+import java.time.Instant;
 import dev.tally.persistence.read.TransferRow;
 import java.util.List;
 import java.util.Optional;
@@ -44,6 +47,15 @@ public interface ReadModelAccess
 
     /** @return a page of the transfers that moved the tenant's account, oldest first. */
     List<AccountTransferRow> accountTransfers(long tenantId, long accountId, AccountTransfersFilter filter) throws Exception;
+
+    /**
+     * @return the tenant's account as it stood at {@code at} (an instant), or, when {@code at} is null, right after journal
+     * index {@code atIndex}; empty when the tenant has no such account.
+     */
+    Optional<AccountAtRow> accountAt(long tenantId, long accountId, Instant at, long atIndex) throws Exception;
+
+    /** @return a cursor over the account's entries journaled after {@code from}, up to and including {@code to}. */
+    LedgerReads.StatementCursor statement(long tenantId, long accountId, Instant from, Instant to) throws Exception;
 
     /** @return the minor digits of the account's currency, or -1 when PostgreSQL holds no such account of the tenant. */
     int accountMinorDigits(long tenantId, long accountId) throws Exception;

@@ -14,6 +14,7 @@ import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.transfer.TransferKind;
+import dev.tally.persistence.read.AccountAtRow;
 import dev.tally.persistence.read.AccountRow;
 import dev.tally.persistence.read.AccountTransferRow;
 import dev.tally.persistence.read.AccountTransfersFilter;
@@ -50,6 +51,19 @@ public final class ReadModelQueries implements AutoCloseable
 {
     /** Default and largest page of entries. */
     public static final int PAGE_DEFAULT = 100;
+    /**
+     * Starts the query of a statement that asks for CSV: the I/O thread reads the {@code Accept} header and the query
+     * string travels through the ring alone, so the choice rides in front of it (a NUL, which no query string holds).
+     */
+    static final String CSV_PREFIX = "\u0000csv;";
+    /** Statements streaming at once, at most: each holds one of the two pool threads while its client reads. */
+    static final int STATEMENTS_MAX = 1;
+    /** Entries per page of a statement: one keyset index scan, about 150 bytes each in JSON. */
+    static final int STATEMENT_PAGE_ROWS = 1_000;
+    /** A statement's parts waiting for the replies before it, at most, before its producer waits. */
+    static final long STATEMENT_BACKLOG_MAX_BYTES = 1 << 20;
+    /** A client that reads nothing of a statement for this long loses the connection (the stream holds a thread). */
+    static final long STATEMENT_STALL_MAX_MS = 30_000;
     private static final Logger LOG = LoggerFactory.getLogger(ReadModelQueries.class);
     private static final JsonFactory JSON = new JsonFactory();
     private static final int QUEUE_MAX = 1_024;
@@ -67,6 +81,7 @@ public final class ReadModelQueries implements AutoCloseable
 
     private final ReadModelAccess readModel;
     private final ThreadPoolExecutor pool;
+    private final java.util.concurrent.Semaphore statements = new java.util.concurrent.Semaphore(STATEMENTS_MAX);
     /** Re-checks the writer's watermark for reads waiting on it, so that they hold no pool thread meanwhile. */
     private final ScheduledThreadPoolExecutor writerWaits;
     /** Reads waiting for the writer: answered by {@link #close} if still there. */
@@ -162,7 +177,9 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStartObject();
                     json.writeStringField("id", row.id().toString());
                     json.writeStringField("transferId", row.transferId().toString());
+                    json.writeStringField("kind", row.kind());
                     json.writeStringField("amount", Money.format(row.amountMinor(), digits));
+                    json.writeStringField("balanceAfter", Money.format(row.balanceAfterMinor(), digits));
                     json.writeStringField("currency", row.currency());
                     json.writeNumberField("journalIndex", row.journalIndex());
                     json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
@@ -182,6 +199,278 @@ public final class ReadModelQueries implements AutoCloseable
             }
             HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts/{id}?at=} or {@code ?atIndex=} (checked by {@link QueryParams.Point#invalid}): the
+     * account as it stood at that point, from the read model; 400 when the point is past what the read model holds, 404
+     * when the account did not exist then (or is another tenant's).
+     */
+    public void accountAt(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        submit(hole, channel, keepAlive, () ->
+        {
+            final QueryParams.Point point = QueryParams.Point.parse(query);
+            final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, point.at(), point.atIndex());
+            if (found.isEmpty())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account."));
+                return;
+            }
+            final AccountAtRow row = found.get();
+            final String beyond = beyondReadModel(point, row);
+            if (beyond != null)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, beyond));
+                return;
+            }
+            final boolean existed = point.at() != null ? !row.createdAt().isAfter(point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS)) :
+                row.createdIndex() <= point.atIndex();
+            if (!existed)
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "The account did not exist yet at that point."));
+                return;
+            }
+            HttpReplies.fill(hole, 200, "application/json", renderAccountAt(channel, accountId, point, row), keepAlive, 0);
+        });
+    }
+
+    /**
+     * Answers {@code GET /v1/accounts/{id}/statement?from=&to=} (checked by {@link QueryParams.Period#invalid}; {@code query}
+     * starts with {@link #CSV_PREFIX} for CSV): the opening balance (the account at {@code from}), every entry journaled
+     * after it up to and including {@code to} with its running balance, and the closing balance. Streamed: a chunked reply
+     * written page by page ({@link #STATEMENT_PAGE_ROWS} entries, a keyset page each) while the client reads it, so a
+     * year of a hot account never sits in memory. At most {@link #STATEMENTS_MAX} stream at once (each holds a pool thread
+     * and a connection for as long as its client reads); more get 503 with Retry-After.
+     */
+    public void statement(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
+        final String query, final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        final boolean csv = query.startsWith(CSV_PREFIX);
+        final String params = csv ? query.substring(CSV_PREFIX.length()) : query;
+        submit(hole, channel, keepAlive, () ->
+        {
+            if (!statements.tryAcquire())
+            {
+                problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Another statement is being streamed; retry shortly."));
+                return;
+            }
+            try
+            {
+                streamStatement(hole, channel, keepAlive, tenantId, accountId, QueryParams.Period.parse(params), csv);
+            }
+            finally
+            {
+                statements.release();
+            }
+        });
+    }
+
+    private void streamStatement(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final long tenantId, final long accountId,
+        final QueryParams.Period period, final boolean csv) throws Exception
+    {
+        final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, period.from(), -1);
+        if (found.isEmpty())
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account."));
+            return;
+        }
+        final AccountAtRow opening = found.get();
+        final String beyond = beyondReadModel(new QueryParams.Point(period.to(), -1), opening);
+        if (beyond != null)
+        {
+            problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, beyond.replaceFirst("^at ", "to ")));
+            return;
+        }
+        final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(opening.currency()));
+        final String from = period.from().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString();
+        final String to = period.to().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString();
+        boolean started = false;
+        try (LedgerReads.StatementCursor cursor = readModel.statement(tenantId, accountId, period.from(), period.to()))
+        {
+            HttpReplies.beginStream(hole, 200, csv ? "text/csv; charset=utf-8" : "application/json", keepAlive);
+            started = true;
+            long balance = opening.postedMinor();
+            final StringBuilder text = new StringBuilder(256);
+            if (csv)
+            {
+                text.append("type,entry_id,transfer_id,kind,created_at,journal_index,amount,balance_after\n");
+                text.append("opening,,,,").append(from).append(",,,").append(Money.format(balance, digits)).append('\n');
+            }
+            else
+            {
+                text.append("{\"accountId\":").append(accountId).append(",\"currency\":\"").append(opening.currency())
+                    .append("\",\"from\":\"").append(from).append("\",\"to\":\"").append(to)
+                    .append("\",\"openingBalance\":\"").append(Money.format(balance, digits)).append("\",\"entries\":[");
+            }
+            HttpReplies.streamChunk(hole, ascii(channel, text));
+            long count = 0;
+            while (true)
+            {
+                awaitRoom(hole, channel);
+                final List<EntryRow> rows = cursor.next(STATEMENT_PAGE_ROWS);
+                text.setLength(0);
+                for (final EntryRow row : rows)
+                {
+                    if (csv)
+                    {
+                        text.append("entry,").append(row.id()).append(',').append(row.transferId()).append(',').append(row.kind()).append(',')
+                            .append(IsoTime.text(row.createdAt())).append(',').append(row.journalIndex()).append(',')
+                            .append(Money.format(row.amountMinor(), digits)).append(',').append(Money.format(row.balanceAfterMinor(), digits))
+                            .append('\n');
+                    }
+                    else
+                    {
+                        text.append(count++ == 0 ? "" : ",").append("{\"id\":\"").append(row.id()).append("\",\"transferId\":\"")
+                            .append(row.transferId()).append("\",\"kind\":\"").append(row.kind()).append("\",\"amount\":\"")
+                            .append(Money.format(row.amountMinor(), digits)).append("\",\"balanceAfter\":\"")
+                            .append(Money.format(row.balanceAfterMinor(), digits)).append("\",\"journalIndex\":").append(row.journalIndex())
+                            .append(",\"createdAt\":\"").append(IsoTime.text(row.createdAt())).append("\"}");
+                    }
+                    balance = row.balanceAfterMinor();
+                }
+                if (!rows.isEmpty())
+                {
+                    HttpReplies.streamChunk(hole, ascii(channel, text));
+                }
+                if (rows.size() < STATEMENT_PAGE_ROWS)
+                {
+                    break;
+                }
+            }
+            text.setLength(0);
+            if (csv)
+            {
+                text.append("closing,,,,").append(to).append(",,,").append(Money.format(balance, digits)).append('\n');
+            }
+            else
+            {
+                text.append("],\"closingBalance\":\"").append(Money.format(balance, digits)).append("\"}");
+            }
+            HttpReplies.streamChunk(hole, ascii(channel, text));
+            HttpReplies.endStream(hole);
+        }
+        catch (final Exception ex)
+        {
+            if (!started)
+            {
+                throw ex;   // nothing of the stream exists: the pool answers it as any failed read
+            }
+            LOG.warn("statement of account {} stopped midway: {}", accountId, ex.toString());
+            HttpReplies.abortStream(hole, problemBody(channel, new Problem(ProblemType.SERVICE_UNAVAILABLE, "The statement could not be read.")));
+        }
+    }
+
+    /** Waits while the client has not read what was sent, or the replies before this one are still being answered. */
+    private static void awaitRoom(final HttpReplies.Hole hole, final Channel channel) throws java.io.IOException, InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STATEMENT_STALL_MAX_MS);
+        while (channel.isActive() && (!channel.isWritable() || HttpReplies.streamBacklogBytes(hole) > STATEMENT_BACKLOG_MAX_BYTES))
+        {
+            if (System.nanoTime() - deadlineNs > 0)
+            {
+                throw new java.io.IOException("the client read nothing of the statement for " + STATEMENT_STALL_MAX_MS + " ms");
+            }
+            Thread.sleep(1);
+        }
+        if (!channel.isActive())
+        {
+            throw new java.io.IOException("the client closed the connection");
+        }
+    }
+
+    private static ByteBuf ascii(final Channel channel, final CharSequence text)
+    {
+        final ByteBuf buffer = channel.alloc().buffer(text.length());
+        buffer.writeCharSequence(text, java.nio.charset.StandardCharsets.US_ASCII);
+        return buffer;
+    }
+
+    private static ByteBuf problemBody(final Channel channel, final Problem problem)
+    {
+        final byte[] json = problem.toJson();
+        return channel.alloc().buffer(json.length).writeBytes(json);
+    }
+
+    /**
+     * @return why the read model cannot answer for {@code point} (it holds the journal up to its watermark only), or null.
+     * An instant must be before the watermark's time: a command after the watermark may share its microsecond.
+     */
+    private static String beyondReadModel(final QueryParams.Point point, final AccountAtRow row)
+    {
+        if (point.at() == null)
+        {
+            return point.atIndex() <= row.watermarkIndex() ? null :
+                "atIndex " + point.atIndex() + " is past what the read model holds: journal index " + row.watermarkIndex();
+        }
+        // a microsecond of margin: the writer stores the watermark's time through a double (to_timestamp), which may round up
+        if (row.watermarkTime() != null &&
+            point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).isBefore(row.watermarkTime().minusNanos(1_000)))
+        {
+            return null;
+        }
+        return "at " + point.at() + " is not before what the read model holds: journal index " + row.watermarkIndex() +
+            (row.watermarkTime() == null ? "" : ", journaled at " + row.watermarkTime());
+    }
+
+    /**
+     * The account body of {@code GET /v1/accounts/{id}} at a past point, plus the point. Per sub-balance detail only for an
+     * account of one sub-balance (its total): a hot account's split at a past point is not recorded, and totals are exact.
+     */
+    private static ByteBuf renderAccountAt(final Channel channel, final long accountId, final QueryParams.Point point, final AccountAtRow row)
+        throws IOException
+    {
+        final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
+        final ByteBuf body = channel.alloc().buffer(512);
+        try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+        {
+            json.writeStartObject();
+            json.writeNumberField("id", accountId);
+            json.writeStringField("currency", row.currency());
+            json.writeNumberField("subBalances", row.subBalances());
+            json.writeBooleanField("debitsMustNotExceedCredits", row.debitsMustNotExceedCredits());
+            json.writeStringField("overdraftLimit", Money.format(row.overdraftLimitMinor(), digits));
+            json.writeStringField("posted", Money.format(row.postedMinor(), digits));
+            json.writeStringField("held", Money.format(row.heldMinor(), digits));
+            json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+            if (row.subBalances() == 1)
+            {
+                json.writeArrayFieldStart("subBalanceDetail");
+                json.writeStartObject();
+                json.writeNumberField("index", 0);
+                json.writeStringField("posted", Money.format(row.postedMinor(), digits));
+                json.writeStringField("held", Money.format(row.heldMinor(), digits));
+                json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+                json.writeEndObject();
+                json.writeEndArray();
+            }
+            json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
+            if (point.at() != null)
+            {
+                json.writeStringField("at", point.at().truncatedTo(java.time.temporal.ChronoUnit.MICROS).toString());
+            }
+            else
+            {
+                json.writeNumberField("atIndex", point.atIndex());
+            }
+            if (row.lastEntryIndex() > 0)
+            {
+                json.writeNumberField("lastEntryJournalIndex", row.lastEntryIndex());
+            }
+            json.writeEndObject();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            body.release();
+            throw ex;
+        }
+        return body;
     }
 
     /**

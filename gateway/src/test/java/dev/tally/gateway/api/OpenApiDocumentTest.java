@@ -129,7 +129,11 @@ class OpenApiDocumentTest
             // 200 with per-operation results; 400 whole-batch validation; 401; 413; 503 not ready / ring full / halted
             case BATCH -> statuses(200, 400, 401, 413, 503);
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full
-            case GET_ACCOUNT, GET_TRANSFER -> statuses(200, 401, 404, 503);
+            case GET_TRANSFER -> statuses(200, 401, 404, 503);
+            // the same; at a past point (?at=, ?atIndex=) from PostgreSQL: 400 a bad or unreachable point, 503 no read model
+            case GET_ACCOUNT -> statuses(200, 400, 401, 404, 503);
+            // from PostgreSQL: 400 bad from/to or past the read model; 404 unknown account; 503 no read model / not ready
+            case ACCOUNT_STATEMENT -> statuses(200, 400, 401, 404, 503);
             // served from PostgreSQL: 200 a page; 400 bad limit/after; 404 unknown account; 503 no read model / not ready
             case LIST_ACCOUNT_ENTRIES, LIST_ACCOUNT_TRANSFERS -> statuses(200, 400, 401, 404, 503);
             // served from PostgreSQL: 200 a page (possibly empty); 400 bad filter or cursor; 503 no read model / not ready

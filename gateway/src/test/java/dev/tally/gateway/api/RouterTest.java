@@ -30,6 +30,7 @@ class RouterTest
         "GET, /v1/accounts/42/entries, LIST_ACCOUNT_ENTRIES, 42",
         "GET, /v1/accounts, LIST_ACCOUNTS, -",
         "GET, /v1/accounts/42/transfers, LIST_ACCOUNT_TRANSFERS, 42",
+        "GET, /v1/accounts/42/statement, ACCOUNT_STATEMENT, 42",
         "POST, /v1/transfers, CREATE_TRANSFER, -",
         "GET, /v1/transfers, FIND_TRANSFER, -",
         "GET, /v1/transfers/0190a5b2-1c3d-7000-8000-000000004000, GET_TRANSFER, 0190a5b2-1c3d-7000-8000-000000004000",

@@ -45,6 +45,8 @@ public final class EffectLog
     private long[] entryAccount = new long[INITIAL_CAPACITY];
     private long[] entryAmount = new long[INITIAL_CAPACITY];
     private int[] entryCurrency = new int[INITIAL_CAPACITY];
+    private int[] entryKind = new int[INITIAL_CAPACITY];
+    private long[] entryBalanceAfter = new long[INITIAL_CAPACITY];
 
     // sub-balance values after a command
     private int balanceCount;
@@ -127,10 +129,16 @@ public final class EffectLog
         eventMetadataUsed = eventCount == 0 ? 0 : eventMetadataOffset[eventCount - 1] + eventMetadataLength[eventCount - 1];
     }
 
-    /** Appends one ledger entry (one leg of a transfer). */
+    /**
+     * Appends one ledger entry (one leg of a transfer).
+     *
+     * @param kind                   the transfer's {@code TransferKind}: transfer, reversal or capture.
+     * @param balanceAfterMinor      the account's posted total (all its sub-balances) right after this entry, in journal
+     *                               order: what a statement's running balance and a balance at an instant read.
+     */
     public void entry(
         final long commandIndex, final long timestampNs, final int ordinal, final long transferIndex, final long tenant,
-        final long accountId, final long signedAmountMinor, final int currency)
+        final long accountId, final long signedAmountMinor, final int currency, final int kind, final long balanceAfterMinor)
     {
         if (entryCount == entryAccount.length)
         {
@@ -143,6 +151,8 @@ public final class EffectLog
             entryAccount = Arrays.copyOf(entryAccount, n);
             entryAmount = Arrays.copyOf(entryAmount, n);
             entryCurrency = Arrays.copyOf(entryCurrency, n);
+            entryKind = Arrays.copyOf(entryKind, n);
+            entryBalanceAfter = Arrays.copyOf(entryBalanceAfter, n);
         }
         final int i = entryCount++;
         entryCommandIndex[i] = commandIndex;
@@ -153,6 +163,8 @@ public final class EffectLog
         entryAccount[i] = accountId;
         entryAmount[i] = signedAmountMinor;
         entryCurrency[i] = currency;
+        entryKind[i] = kind;
+        entryBalanceAfter[i] = balanceAfterMinor;
     }
 
     /** Appends a sub-balance's values after a command; {@code tenant} owns the account. */
@@ -303,6 +315,18 @@ public final class EffectLog
     public int entryCurrency(final int i)
     {
         return entryCurrency[i];
+    }
+
+    /** @return the {@code TransferKind} of the transfer the entry is a leg of. */
+    public int entryKind(final int i)
+    {
+        return entryKind[i];
+    }
+
+    /** @return the account's posted total, over all its sub-balances, right after the entry. */
+    public long entryBalanceAfter(final int i)
+    {
+        return entryBalanceAfter[i];
     }
 
     public int balanceCount()

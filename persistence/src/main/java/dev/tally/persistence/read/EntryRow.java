@@ -14,8 +14,11 @@ import java.util.UUID;
  * @param currency     ISO 4217 code.
  * @param journalIndex journal index of the command that posted it.
  * @param createdAt    journaled time of that command.
+ * @param kind         the transfer's kind: {@code transfer}, {@code reversal} or {@code capture}.
+ * @param balanceAfterMinor the account's posted total right after this entry (all its sub-balances, journal order).
  */
 public record EntryRow(
-    UUID id, UUID transferId, long tenantId, long accountId, long amountMinor, String currency, long journalIndex, Instant createdAt)
+    UUID id, UUID transferId, long tenantId, long accountId, long amountMinor, String currency, long journalIndex, Instant createdAt,
+    String kind, long balanceAfterMinor)
 {
 }

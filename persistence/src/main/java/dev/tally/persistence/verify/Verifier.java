@@ -33,6 +33,9 @@ import java.util.UUID;
  *   <li><b>Balances</b>, per sub-balance (posted, held) and per account (their sums): equal.</li>
  *   <li><b>Entries sum to posted</b>: posted only ever changes through entries, so per account
  *   {@code sum(ledger_entries.amount_minor) == posted total}.</li>
+ *   <li><b>Running balances</b>: each entry's {@code balance_after_minor} is the previous entry's (in id, that is
+ *   journal, order; 0 before the first) plus its amount, and each account's last one is its posted total: the
+ *   column a balance at an instant and a statement read is the ledger's own running sum.</li>
  *   <li><b>Held is the live holds</b>: per account {@code sum(holds.amount_minor)} over active and unknown holds
  *   {@code == held total}; and the live holds in memory are exactly PostgreSQL's active/unknown rows.</li>
  *   <li><b>Transfers</b>: only transfers still in memory (the reversal window) can be compared row by row:
@@ -128,6 +131,7 @@ public final class Verifier
                     accounts(s, checks);
                     balances(s, checks);
                     entrySums(s, checks);
+                    runningBalances(s, checks);
                     heldAndHolds(s, checks);
                     transfers(s, checks);
                     doubleEntry(s, checks);
@@ -228,6 +232,21 @@ public final class Verifier
         {
             checks.differ("entries of account " + extra.tenant() + "/" + extra.account() + " which the ledger does not have");
         }
+    }
+
+    private void runningBalances(final Statement s, final Checks checks) throws SQLException
+    {
+        checks.equal("entries whose balance after is not the one before plus their amount", 0L, singleLong(s,
+            "SELECT count(*) FROM (SELECT balance_after_minor - amount_minor AS before, lag(balance_after_minor, 1, 0::bigint)" +
+            " OVER (PARTITION BY tenant_id, account_id ORDER BY id) AS previous FROM ledger_entries) AS e WHERE before <> previous"));
+        final Map<Key, Long> last = sums(s, "SELECT DISTINCT ON (tenant_id, account_id) tenant_id, account_id, balance_after_minor" +
+            " FROM ledger_entries ORDER BY tenant_id, account_id, id DESC");
+        ledger.forEachAccount(account ->
+        {
+            final Long after = last.remove(new Key(account.tenantId, account.accountId));
+            checks.equal("account " + account.tenantId + "/" + account.accountId + " last balance after vs posted",
+                account.postedTotal(), after == null ? 0 : after);
+        });
     }
 
     private void heldAndHolds(final Statement s, final Checks checks) throws SQLException

@@ -501,10 +501,10 @@ final class BatchSql
         for (int i = 0; i < b.entries; i++)
         {
             final long time = b.entryTime[i];
-            rows.row(8).uuid(Uuid7.hi(time, Uuid7.KIND_ENTRY), Uuid7.lo(b.entryCommand[i], b.entryOrdinal[i]))
+            rows.row(10).uuid(Uuid7.hi(time, Uuid7.KIND_ENTRY), Uuid7.lo(b.entryCommand[i], b.entryOrdinal[i]))
                 .uuid(Uuid7.hi(time, Uuid7.KIND_TRANSFER), Uuid7.lo(b.entryTransfer[i], 0))
                 .int8(b.entryTenant[i]).int8(b.entryAccount[i]).int8(b.entryAmount[i]).currency(b.entryCurrency[i])
-                .int8(b.entryCommand[i]).timestampNs(time);
+                .int8(b.entryCommand[i]).timestampNs(time).int8(b.entryBalanceAfter[i]).int2(b.entryKind[i]);
         }
         return send(copySql);
     }

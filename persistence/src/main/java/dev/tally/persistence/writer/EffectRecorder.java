@@ -114,15 +114,22 @@ public final class EffectRecorder
     {
         for (int i = 0, n = e.entryCount(); i < n; i++)
         {
+            if (e.entryTransferIndex(i) != e.entryCommandIndex(i))
+            {
+                // the record has no transfer index (EffectRecords): a leg posted by another command than its transfer's
+                throw new IllegalStateException("entry of journal index " + e.entryCommandIndex(i) + " belongs to the transfer of " +
+                    e.entryTransferIndex(i));
+            }
             final int index = claim(ENTRY, ENTRY_LENGTH);
             buffer.putLong(index + ENTRY_COMMAND_INDEX, e.entryCommandIndex(i));
             buffer.putLong(index + ENTRY_TIMESTAMP, e.entryTimestampNs(i));
-            buffer.putLong(index + ENTRY_TRANSFER_INDEX, e.entryTransferIndex(i));
             buffer.putLong(index + ENTRY_TENANT, e.entryTenant(i));
             buffer.putLong(index + ENTRY_ACCOUNT, e.entryAccount(i));
             buffer.putLong(index + ENTRY_AMOUNT, e.entryAmount(i));
-            buffer.putInt(index + ENTRY_ORDINAL, e.entryOrdinal(i));
+            buffer.putShort(index + ENTRY_ORDINAL, (short)e.entryOrdinal(i));
+            buffer.putShort(index + ENTRY_KIND, (short)e.entryKind(i));
             buffer.putInt(index + ENTRY_CURRENCY, e.entryCurrency(i));
+            buffer.putLong(index + ENTRY_BALANCE_AFTER, e.entryBalanceAfter(i));
             ring.commit(index);
         }
     }

@@ -15,11 +15,12 @@ import dev.tally.ledger.LedgerLimits;
  * UNIT_BEGIN (16 B)            ENTRY (56 B)                 BALANCE (48 B)
  *   0 lastIndex      long        0 commandIndex   long        0 commandIndex long
  *   8 timestampNs    long        8 timestampNs    long        8 tenantId     long
- *                               16 transferIndex  long       16 accountId    long
- * UNIT_END (8 B)                24 tenantId       long       24 postedMinor  long
- *   0 lastIndex      long       32 accountId      long       32 heldMinor    long
- *                               40 amountMinor    long       40 subIndex     int
- *                               48 ordinal        int        44 (padding)    int
+ *                               16 tenantId       long       16 accountId    long
+ * UNIT_END (8 B)                24 accountId      long       24 postedMinor  long
+ *   0 lastIndex      long       32 amountMinor    long       32 heldMinor    long
+ *                               40 balanceAfter   long       40 subIndex     int
+ *                               48 ordinal        short      44 (padding)    int
+ *                               50 kind           short
  *                               52 currency       int
  *
  * EVENT (96 B + reference + metadata)
@@ -28,6 +29,10 @@ import dev.tally.ledger.LedgerLimits;
  *  16 tenantId     long   40 accountB long   64 auxLong     long   80 currency  int   92 metadataLength  int
  *  96 reference bytes (0..64), then metadata bytes (0..1,024) at 96 + referenceLength
  * </pre>
+ *
+ * <p>ENTRY has no transfer index: a transfer's legs are posted by the command that creates the transfer, so its
+ * journal index is the entry's command index (the recorder checks it). That keeps the record at 56 B with the
+ * running balance in it, a plain transfer at ≤ 450 ring bytes ({@code WriterConfigTest}).
  *
  * <p>EVENT carries, in its aux fields and variable part, what an event of the ledger's {@code EffectLog} holds
  * beyond the common fields for its type:
@@ -54,12 +59,16 @@ final class EffectRecords
 
     static final int ENTRY_COMMAND_INDEX = 0;
     static final int ENTRY_TIMESTAMP = ENTRY_COMMAND_INDEX + Long.BYTES;
-    static final int ENTRY_TRANSFER_INDEX = ENTRY_TIMESTAMP + Long.BYTES;
-    static final int ENTRY_TENANT = ENTRY_TRANSFER_INDEX + Long.BYTES;
+    static final int ENTRY_TENANT = ENTRY_TIMESTAMP + Long.BYTES;
     static final int ENTRY_ACCOUNT = ENTRY_TENANT + Long.BYTES;
     static final int ENTRY_AMOUNT = ENTRY_ACCOUNT + Long.BYTES;
-    static final int ENTRY_ORDINAL = ENTRY_AMOUNT + Long.BYTES;
-    static final int ENTRY_CURRENCY = ENTRY_ORDINAL + Integer.BYTES;
+    /** The account's posted total right after the entry (all its sub-balances). */
+    static final int ENTRY_BALANCE_AFTER = ENTRY_AMOUNT + Long.BYTES;
+    /** An entry's ordinal in its command's id (at most {@code Uuid7.ORDINAL_MAX}, 14 bits): a short. */
+    static final int ENTRY_ORDINAL = ENTRY_BALANCE_AFTER + Long.BYTES;
+    /** The transfer's {@code TransferKind}, a short beside the ordinal. */
+    static final int ENTRY_KIND = ENTRY_ORDINAL + Short.BYTES;
+    static final int ENTRY_CURRENCY = ENTRY_KIND + Short.BYTES;
     static final int ENTRY_LENGTH = ENTRY_CURRENCY + Integer.BYTES;
 
     static final int BALANCE_COMMAND_INDEX = 0;

@@ -38,6 +38,8 @@ final class WriteBatch
     long[] entryAmount = new long[INITIAL];
     int[] entryOrdinal = new int[INITIAL];
     int[] entryCurrency = new int[INITIAL];
+    int[] entryKind = new int[INITIAL];
+    long[] entryBalanceAfter = new long[INITIAL];
 
     // events
     int events;
@@ -139,12 +141,14 @@ final class WriteBatch
         final int i = entries++;
         entryCommand[i] = b.getLong(index + ENTRY_COMMAND_INDEX);
         entryTime[i] = b.getLong(index + ENTRY_TIMESTAMP);
-        entryTransfer[i] = b.getLong(index + ENTRY_TRANSFER_INDEX);
+        entryTransfer[i] = entryCommand[i];   // EffectRecords: a transfer's legs are its own command's
         entryTenant[i] = b.getLong(index + ENTRY_TENANT);
         entryAccount[i] = b.getLong(index + ENTRY_ACCOUNT);
         entryAmount[i] = b.getLong(index + ENTRY_AMOUNT);
-        entryOrdinal[i] = b.getInt(index + ENTRY_ORDINAL);
+        entryOrdinal[i] = b.getShort(index + ENTRY_ORDINAL);
+        entryKind[i] = b.getShort(index + ENTRY_KIND);
         entryCurrency[i] = b.getInt(index + ENTRY_CURRENCY);
+        entryBalanceAfter[i] = b.getLong(index + ENTRY_BALANCE_AFTER);
         noteTime(entryTime[i]);
     }
 
@@ -376,6 +380,8 @@ final class WriteBatch
         entryAmount = Arrays.copyOf(entryAmount, n);
         entryOrdinal = Arrays.copyOf(entryOrdinal, n);
         entryCurrency = Arrays.copyOf(entryCurrency, n);
+        entryKind = Arrays.copyOf(entryKind, n);
+        entryBalanceAfter = Arrays.copyOf(entryBalanceAfter, n);
     }
 
     private void growEvents()

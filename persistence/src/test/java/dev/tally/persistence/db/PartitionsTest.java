@@ -124,7 +124,7 @@ class PartitionsTest
 
     private static void insertEntry(final Statement st, final UUID id) throws SQLException
     {
-        st.execute("INSERT INTO ledger_entries VALUES ('" + id + "', '" + id + "', 9, 9, 1, 'USD', 1, now())");
+        st.execute("INSERT INTO ledger_entries VALUES ('" + id + "', '" + id + "', 9, 9, 1, 'USD', 1, now(), 1, 0)");
     }
 
     private static void insertOutbox(final Statement st, final Instant at, final long index, final boolean published)

@@ -71,7 +71,7 @@ class ReadModelIndexesTest
     void shouldStillRefuseADuplicatedEntryAndAReusedReferenceButNotTwoTransfersWithoutOne() throws SQLException
     {
         final String entry = "INSERT INTO ledger_entries (id, transfer_id, tenant_id, account_id, amount_minor, currency, journal_index," +
-            " created_at) VALUES (" + ENTRY + ", " + TRANSFER + ", 1, 9, -5, 'USD', 1, now())";
+            " created_at, balance_after_minor, kind) VALUES (" + ENTRY + ", " + TRANSFER + ", 1, 9, -5, 'USD', 1, now(), -5, 0)";
         exec(entry);
         assertEquals("23505", assertThrows(SQLException.class, () -> exec(entry)).getSQLState(), "the same entry twice");
 

@@ -83,13 +83,14 @@ class SchemaConstraintsTest
     @Test
     void shouldRefuseAZeroLedgerEntry()
     {
-        assertCheck("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004000', " + T1 + ", 1, 1, 0, 'USD', 1, now())");
+        assertCheck("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004000', " + T1 + ", 1, 1, 0, 'USD', 1, now(), 0, 0)");
+        assertCheck("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004002', " + T1 + ", 1, 1, 5, 'USD', 1, now(), 5, 3)");
     }
 
     @Test
     void shouldRefuseToUpdateOrDeleteALedgerEntry()
     {
-        assertDoesNotFail("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004001', " + T1 + ", 1, 1, 100, 'USD', 1, now())");
+        assertDoesNotFail("INSERT INTO ledger_entries VALUES ('01900000-0000-7200-8000-000000004001', " + T1 + ", 1, 1, 100, 'USD', 1, now(), 100, 0)");
         assertCheck("UPDATE ledger_entries SET amount_minor = 1 WHERE id = '01900000-0000-7200-8000-000000004001'");
         assertCheck("DELETE FROM ledger_entries WHERE id = '01900000-0000-7200-8000-000000004001'");
         assertCheck("UPDATE transfers SET amount_minor = 1 WHERE id = " + T1);

@@ -95,6 +95,8 @@ class LedgerReadsTest
         {
             assertEquals(1, e.tenantId());
             sum += e.amountMinor();
+            assertEquals(sum, e.balanceAfterMinor(), "the running balance the business thread recorded, entry " + e.id());
+            assertEquals(e == all.get(all.size() - 1) ? "reversal" : "transfer", e.kind());
         }
         assertEquals(10_000 + (TRANSFERS - 1) * TRANSFERS / 2 - 2_500, sum);
     }

@@ -165,8 +165,8 @@ class VerifierTest
     {
         // A balanced pair of legs that no transfer row owns, one of them on an account the ledger does not have.
         sql("INSERT INTO ledger_entries VALUES ('00000000-0000-7000-8000-0000000000e1', '00000000-0000-7000-8000-0000000000f1'," +
-            " 1, 98, -7, 'USD', 1000000, now()), ('00000000-0000-7000-8000-0000000000e2', '00000000-0000-7000-8000-0000000000f1'," +
-            " 1, 2, 7, 'USD', 1000000, now())");
+            " 1, 98, -7, 'USD', 1000000, now(), -7, 0), ('00000000-0000-7000-8000-0000000000e2', '00000000-0000-7000-8000-0000000000f1'," +
+            " 1, 2, 7, 'USD', 1000000, now(), 7, 0)");
         final String out = run(1);
         assertReported(out,
             "entries of account 1/98 which the ledger does not have",

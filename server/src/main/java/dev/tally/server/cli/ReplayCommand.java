@@ -6,11 +6,13 @@ import dev.tally.journal.ReplayStatus;
 import dev.tally.snapshotter.LedgerRecovery;
 import dev.tally.snapshotter.RecoveredLedger;
 import dev.tally.snapshotter.ReplayProgress;
+import dev.tally.snapshotter.ReplaySource;
 import dev.tally.ledger.command.Command;
 import java.util.function.BiConsumer;
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerStats;
 import dev.tally.ledger.StateDigest;
+import dev.tally.ledger.query.AccountVisitor;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.gateway.api.json.Money;
 import java.io.PrintStream;
@@ -26,6 +28,12 @@ import picocli.CommandLine;
  * it starts from the newest valid snapshot and replays only the journal after it: the same hash, which is
  * the audit of the snapshot. Reads only (every file opened read-only; nothing created, renamed or deleted), so it
  * takes no lock on the data folder: safe next to a running server.
+ *
+ * <p>{@code --to-index N} stops after journal index N, {@code --until T} after the last command journaled at or before
+ * the instant T (to the microsecond, as the read model keeps times): the state, its hash and the balances as they stood
+ * then, which {@code GET /v1/accounts/{id}?atIndex=} and {@code ?at=} answer from the read model. The rest of the
+ * journal is still read and checked, not applied. A point inside an atomic batch replays the batch's commands up to it
+ * and then rolls the unfinished batch back, as a journal ending there would.
  */
 @CommandLine.Command(name = "replay", mixinStandardHelpOptions = true, description = "Rebuild balances from the journal, offline.")
 public final class ReplayCommand implements Callable<Integer>
@@ -49,6 +57,25 @@ public final class ReplayCommand implements Callable<Integer>
         description = "Print every account's balances (the default; --no-accounts prints the hash and totals only).")
     boolean accounts;
 
+    @CommandLine.Option(names = "--to-index", paramLabel = "N",
+        description = "Stop after journal index N: print the state as it stood then.")
+    Long toIndex;
+
+    @CommandLine.Option(names = "--until", paramLabel = "INSTANT",
+        description = "Stop after the last command journaled at or before this RFC 3339 instant (to the microsecond).")
+    String until;
+
+    @CommandLine.Option(names = "--account", paramLabel = "[TENANT_ID/]ID",
+        description = "Print only this account's balances (repeatable; TENANT_ID is the number replay prints).")
+    java.util.List<String> onlyAccounts = new java.util.ArrayList<>();
+
+    @CommandLine.Option(names = "--print-max", defaultValue = "100000",
+        description = "Print at most this many accounts' balances (default: ${DEFAULT-VALUE}); a last line says how many more.")
+    int accountsMax;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @CommandLine.Mixin
     LedgerOptions ledgerOptions = new LedgerOptions();
 
@@ -62,13 +89,36 @@ public final class ReplayCommand implements Callable<Integer>
         {
             return TallyMain.EXIT_NO_DATA_FOLDER;
         }
+        final ReplayBound bound;
+        try
+        {
+            bound = ReplayBound.of(toIndex, until);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        if (bound != null && until != null && source.fromSnapshot)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                "--until replays from the journal's start: a snapshot's time is not known before it is loaded (use --to-index)");
+        }
         final long startNs = System.nanoTime();
         final RecoveredLedger recovered;
         try (JournalReader reader = JournalReader.open(source.journalDir()))
         {
             // REPORT: a damaged journal prints how far it reads, with status CORRUPT and exit status 2, never COMPLETE
-            recovered = LedgerRecovery.recover(source.snapshots(), reader::replay, ledgerOptions.resolve(source.dataDir),
-                Long.MAX_VALUE, source.snapshotWitness(), LedgerRecovery.OnBrokenJournal.REPORT, progressOnATerminal());
+            final ReplaySource journal = bound == null ? reader::replay :
+                (fromIndexExclusive, consumer) -> reader.replay(fromIndexExclusive, command ->
+                {
+                    if (bound.includes(command))
+                    {
+                        consumer.accept(command);
+                    }
+                });
+            recovered = LedgerRecovery.recover(source.snapshots(), journal, ledgerOptions.resolve(source.dataDir),
+                bound == null || bound.toIndex() < 0 ? Long.MAX_VALUE : bound.toIndex(), source.snapshotWitness(),
+                LedgerRecovery.OnBrokenJournal.REPORT, progressOnATerminal());
         }
         if (System.console() != null)
         {
@@ -99,6 +149,39 @@ public final class ReplayCommand implements Callable<Integer>
         }, none);
     }
 
+    /** @return true when the account's balances are printed: {@code --account} names it (or none is given). */
+    private boolean selected(final long tenantId, final long accountId)
+    {
+        if (onlyAccounts.isEmpty())
+        {
+            return true;
+        }
+        for (final String wanted : onlyAccounts)
+        {
+            final int slash = wanted.indexOf('/');
+            if (slash < 0 ? wanted.equals(Long.toString(accountId)) :
+                wanted.substring(0, slash).equals(Long.toString(tenantId)) && wanted.substring(slash + 1).equals(Long.toString(accountId)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Calls {@code printer} for the selected accounts, at most {@code --print-max}: @return how many more were selected. */
+    private long forEachPrinted(final Ledger ledger, final AccountVisitor printer)
+    {
+        final long[] count = {0};
+        ledger.forEachAccount(a ->
+        {
+            if (selected(a.tenantId, a.accountId) && count[0]++ < accountsMax)
+            {
+                printer.visit(a);
+            }
+        });
+        return Math.max(0, count[0] - accountsMax);
+    }
+
     private void print(final PrintStream out, final Ledger ledger, final ReplayResult result, final long elapsedMs, final long snapshotIndex)
     {
         final Map<String, Long> totals = new TreeMap<>();
@@ -122,7 +205,7 @@ public final class ReplayCommand implements Callable<Integer>
                 {
                     out.print(",\"accounts\":[");
                     final String[] separator = {""};
-                    ledger.forEachAccount(a ->
+                    final long more = forEachPrinted(ledger, a ->
                     {
                         final int digits = CurrencyCode.minorDigits(a.currency);
                         out.print(separator[0] + "{\"tenantId\":" + a.tenantId + ",\"id\":" + a.accountId + ",\"currency\":\"" +
@@ -130,19 +213,23 @@ public final class ReplayCommand implements Callable<Integer>
                             "\",\"held\":\"" + Money.format(a.heldTotal(), digits) + "\"}");
                         separator[0] = ",";
                     });
-                    out.print("]");
+                    out.print("]" + (more > 0 ? ",\"accountsNotPrinted\":" + more : ""));
                 }
                 out.println("}");
                 break;
             case csv:
                 out.println("tenant_id,account_id,currency,posted,held,available");
-                ledger.forEachAccount(a ->
+                final long moreRows = forEachPrinted(ledger, a ->
                 {
                     final int digits = CurrencyCode.minorDigits(a.currency);
                     out.println(a.tenantId + "," + a.accountId + "," + CurrencyCode.unpack(a.currency) + "," +
                         Money.format(a.postedTotal(), digits) + "," + Money.format(a.heldTotal(), digits) + "," +
                         Money.format(a.postedTotal() - a.heldTotal(), digits));
                 });
+                if (moreRows > 0)
+                {
+                    out.println("# accounts_not_printed=" + moreRows);
+                }
                 for (final Map.Entry<String, Long> t : totals.entrySet())
                 {
                     out.println("# total_posted " + t.getKey() + "=" +
@@ -165,12 +252,16 @@ public final class ReplayCommand implements Callable<Integer>
                 }
                 if (accounts)
                 {
-                    ledger.forEachAccount(a ->
+                    final long moreLines = forEachPrinted(ledger, a ->
                     {
                         final int digits = CurrencyCode.minorDigits(a.currency);
                         out.println("account " + a.tenantId + "/" + a.accountId + " " + CurrencyCode.unpack(a.currency) +
                             " posted " + Money.format(a.postedTotal(), digits) + " held " + Money.format(a.heldTotal(), digits));
                     });
+                    if (moreLines > 0)
+                    {
+                        out.println("and " + moreLines + " more accounts not printed (--print-max " + accountsMax + ")");
+                    }
                 }
                 break;
         }

@@ -107,6 +107,22 @@ class BadInputOverHttpIT extends OneServerPerTest
         assertUnchangedAndStillServing();
     }
 
+    /** This server runs without the PostgreSQL read model: the history reads say so, and the account now still answers. */
+    @Test
+    void shouldAnswerHistoryReadsWithoutAReadModelWithAProblemNamingIt()
+    {
+        for (final String path : java.util.List.of("/v1/accounts/2?at=2026-12-01T00:00:00Z", "/v1/accounts/2?atIndex=1",
+            "/v1/accounts/2/statement?from=2026-12-01T00:00:00Z&to=2026-12-02T00:00:00Z"))
+        {
+            final Reply reply = client.get(path);
+
+            assertEquals(503, reply.status(), reply::toString);
+            assertEquals("service-unavailable", reply.problemSlug());
+            assertTrue(reply.json().get("detail").text().contains("--no-read-model"), reply::toString);
+        }
+        assertUnchangedAndStillServing();
+    }
+
     @Test
     void shouldAcceptTheLargestAmountThatFitsButRefuseItForLackOfFunds()
     {

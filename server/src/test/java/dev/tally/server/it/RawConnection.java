@@ -57,6 +57,10 @@ final class RawConnection implements AutoCloseable
             final int colon = lines[i].indexOf(':');
             headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
         }
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding")))
+        {
+            return new RawResponse(status, headers, readChunks());
+        }
         final int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
         final byte[] body = in.readNBytes(length);
         if (body.length != length)
@@ -64,6 +68,35 @@ final class RawConnection implements AutoCloseable
             throw new IOException("connection closed after " + body.length + " of " + length + " body bytes");
         }
         return new RawResponse(status, headers, new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** @return a chunked body (RFC 9112 7.1), without trailers: the size lines, each chunk, and the last, empty one. */
+    private String readChunks() throws IOException
+    {
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true)
+        {
+            final StringBuilder sizeLine = new StringBuilder();
+            for (int b = in.read(); b != '\n'; b = in.read())
+            {
+                if (b < 0)
+                {
+                    throw new IOException("connection closed inside a chunked body after " + body.size() + " bytes");
+                }
+                sizeLine.append((char)b);
+            }
+            final int size = Integer.parseInt(sizeLine.toString().trim(), 16);
+            final byte[] chunk = in.readNBytes(size + 2);   // and its CR LF
+            if (chunk.length != size + 2)
+            {
+                throw new IOException("connection closed inside a chunk");
+            }
+            if (size == 0)
+            {
+                return body.toString(StandardCharsets.UTF_8);
+            }
+            body.write(chunk, 0, size);
+        }
     }
 
     /** @return true when the server closed the connection: the next read finds end of stream (within the read timeout). */

@@ -15,6 +15,7 @@ public enum Route
     LIST_ACCOUNTS("GET", "/v1/accounts", null),
     /** The transfers that moved one account, keyset paged, from the read model. */
     LIST_ACCOUNT_TRANSFERS("GET", "/v1/accounts/{id}/transfers", null),
+    ACCOUNT_STATEMENT("GET", "/v1/accounts/{id}/statement", null),
     CREATE_TRANSFER("POST", "/v1/transfers", CommandType.TRANSFER),
     GET_TRANSFER("GET", "/v1/transfers/{id}", null),
     /** The tenant's transfer holding a reference ({@code ?reference=}). */
