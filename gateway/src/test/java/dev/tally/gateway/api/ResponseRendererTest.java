@@ -287,6 +287,9 @@ class ResponseRendererTest
         expected.put(ResultCode.REFERENCE_CHECK_UNAVAILABLE, 503);
         expected.put(ResultCode.INVALID_AMOUNT, 400);
         expected.put(ResultCode.COLD_INDEX_UNAVAILABLE, 503);
+        expected.put(ResultCode.ACCOUNT_FROZEN, 422);
+        expected.put(ResultCode.ACCOUNT_CLOSED, 422);
+        expected.put(ResultCode.ACCOUNT_NOT_EMPTY, 422);
         assertEquals(ResultCode.values().length, expected.size(), "every result code has an expected status");
 
         final Set<ProblemType> types = new HashSet<>();
