@@ -10,3 +10,10 @@ ALTER TABLE accounts
     ADD COLUMN credits_frozen boolean NOT NULL DEFAULT false,
     ADD COLUMN status_index   bigint  NOT NULL DEFAULT 0 CHECK (status_index >= 0),
     ADD CONSTRAINT accounts_credits_frozen_only_when_frozen CHECK (NOT credits_frozen OR status = 'frozen');
+
+-- The lifecycle's outbox events (EventType, append only). Dropped and added on the partitioned parent, so
+-- every partition, present and future, checks the new list.
+ALTER TABLE outbox DROP CONSTRAINT outbox_event_type_check;
+ALTER TABLE outbox ADD CONSTRAINT outbox_event_type_check CHECK (event_type IN ('AccountCreated', 'TransferPosted',
+    'TransferReversed', 'HoldCreated', 'HoldCaptured', 'HoldVoided', 'HoldExpired', 'HoldMarkedUnknown', 'AccountFrozen',
+    'AccountUnfrozen', 'AccountClosed'));

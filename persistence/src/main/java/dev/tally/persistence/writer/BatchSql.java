@@ -45,7 +45,7 @@ final class BatchSql
     private static final long UNCONSTRAINED = Long.MIN_VALUE + 1;
 
     private static final String[] STAGING = {
-        "CREATE TEMP TABLE stage_accounts (LIKE accounts) ON COMMIT DELETE ROWS",
+        "CREATE TEMP TABLE stage_accounts (LIKE accounts INCLUDING DEFAULTS) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_balances (tenant_id bigint, account_id bigint, sub_index smallint, posted_minor bigint," +
             " held_minor bigint, floor_minor bigint, is_new boolean, last_index bigint) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_holds (LIKE holds) ON COMMIT DELETE ROWS",
