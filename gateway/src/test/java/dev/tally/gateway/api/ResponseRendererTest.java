@@ -382,7 +382,7 @@ class ResponseRendererTest
         final RenderedResponse response = renderer.renderAccount(view, body);
         assertEquals(200, response.status());
         assertEquals("{\"id\":2,\"currency\":\"TRY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"0.00\"," +
-            "\"posted\":\"1000.00\",\"held\":\"0.50\",\"available\":\"999.50\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"1000.00\"," +
+            "\"status\":\"active\",\"creditsFrozen\":false,\"posted\":\"1000.00\",\"held\":\"0.50\",\"available\":\"999.50\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"1000.00\"," +
             "\"held\":\"0.50\",\"available\":\"999.50\"}]}", body.toString(StandardCharsets.UTF_8));
     }
 

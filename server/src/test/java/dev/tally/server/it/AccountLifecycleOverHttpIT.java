@@ -42,7 +42,7 @@ class AccountLifecycleOverHttpIT
     private static final long WAIT_MS = 15_000;
 
     @TempDir
-    Path dataDir;
+    static Path dataDir;
 
     private TallyServer server;
     private TallyClient client;
