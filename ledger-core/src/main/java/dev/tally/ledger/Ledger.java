@@ -235,6 +235,10 @@ public final class Ledger
             case CAPTURE_HOLD: postings.captureHold(c, r); break;
             case VOID_HOLD: postings.voidHold(c, r); break;
             case MARK_HOLD_UNKNOWN: postings.markHoldUnknown(c, r); break;
+            case FREEZE_ACCOUNT: postings.freezeAccount(c, r, false); break;
+            case FREEZE_ACCOUNT_ALL: postings.freezeAccount(c, r, true); break;
+            case UNFREEZE_ACCOUNT: postings.unfreezeAccount(c, r); break;
+            case CLOSE_ACCOUNT: postings.closeAccount(c, r); break;
             default: r.code = ResultCode.INVALID_COMMAND;
         }
     }

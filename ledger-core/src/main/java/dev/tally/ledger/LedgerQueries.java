@@ -62,6 +62,7 @@ final class LedgerQueries
         out.subBalances = accounts.subCount(slot);
         out.debitsMustNotExceedCredits = accounts.isConstrained(slot);
         out.overdraftLimitMinor = accounts.overdraftLimit(slot);
+        out.status = accounts.status(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
             out.postedMinor[i] = accounts.subPosted(slot, i);

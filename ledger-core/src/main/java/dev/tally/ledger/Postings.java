@@ -121,6 +121,10 @@ final class Postings
             r.code = ResultCode.ACCOUNT_NOT_FOUND;
             return;
         }
+        if (refusesDebit(debitSlot, r) || refusesCredit(creditSlot, r))
+        {
+            return;
+        }
         if (accounts.currency(debitSlot) != c.currency || accounts.currency(creditSlot) != c.currency)
         {
             r.code = ResultCode.CURRENCY_MISMATCH;
@@ -261,6 +265,11 @@ final class Postings
         }
         final int debitSlot = accounts.slotOf(debitAccount, c.tenantId);
         final int creditSlot = accounts.slotOf(creditAccount, c.tenantId);
+        // A reversal moves money back: the original credit account is debited, so its freeze or closure refuses it too.
+        if (refusesDebit(debitSlot, r) || refusesCredit(creditSlot, r))
+        {
+            return;
+        }
         final ResultCode funds = checkMove(debitSlot, creditSlot, amount, c.journalIndex);
         if (funds != ResultCode.OK)
         {
@@ -306,6 +315,10 @@ final class Postings
         {
             r.code = ResultCode.ACCOUNT_NOT_FOUND;
             return;
+        }
+        if (refusesDebit(slot, r))
+        {
+            return;   // a hold reserves: a debit to come
         }
         if (accounts.currency(slot) != c.currency)
         {
@@ -380,6 +393,11 @@ final class Postings
             return;
         }
         final int debitSlot = accounts.slotOf(heldAccount, c.tenantId);
+        // A capture debits the held account and credits the other; a void or expiry only releases, and stays allowed.
+        if (refusesDebit(debitSlot, r) || refusesCredit(creditSlot, r))
+        {
+            return;
+        }
         // Unconstrained: checked before the release, which only raises available, so the check after it passes.
         if (!accounts.canCredit(creditSlot, amount, c.journalIndex) ||
             (!accounts.isConstrained(debitSlot) && accounts.checkDraw(debitSlot, amount, false, c.journalIndex) != Accounts.Funds.OK))
@@ -436,6 +454,110 @@ final class Postings
             holds.markUnknown(hold);
             event(EventType.HOLD_MARKED_UNKNOWN, c, r.extra, r.accountA, 0, r.amountMinor, r.currency, 0);
         }
+    }
+
+    /**
+     * Freezes an account's debits, or its debits and credits ({@code credits}): the freeze is set to exactly that
+     * scope, so a second freeze widens or narrows the first. An event only when the status changes.
+     */
+    void freezeAccount(final Command c, final Result r, final boolean credits)
+    {
+        final int slot = lifecycleTarget(c, r);
+        if (slot >= 0)
+        {
+            final int status = Accounts.Status.DEBITS_FROZEN | (credits ? Accounts.Status.CREDITS_FROZEN : 0);
+            changeStatus(c, slot, status, EventType.ACCOUNT_FROZEN, credits ? 1 : 0);
+        }
+    }
+
+    /** Lifts a freeze; an account that is not frozen stays as it is (OK, no event). */
+    void unfreezeAccount(final Command c, final Result r)
+    {
+        final int slot = lifecycleTarget(c, r);
+        if (slot >= 0)
+        {
+            changeStatus(c, slot, 0, EventType.ACCOUNT_UNFROZEN, 0);
+        }
+    }
+
+    /**
+     * Closes an account with zero posted and zero held on every sub-balance (held zero: no live hold reserves on it), frozen
+     * or not. Closed is for good: no command reopens it.
+     */
+    void closeAccount(final Command c, final Result r)
+    {
+        final int slot = lifecycleTarget(c, r);
+        if (slot < 0)
+        {
+            return;
+        }
+        if (!accounts.isEmpty(slot))
+        {
+            r.code = ResultCode.ACCOUNT_NOT_EMPTY;
+            r.extra = c.accountId;
+            return;
+        }
+        changeStatus(c, slot, Accounts.Status.CLOSED, EventType.ACCOUNT_CLOSED, 0);
+    }
+
+    /**
+     * Finds the account a freeze, unfreeze or close names: @return its slot, or -1 with the rejection in {@code r}
+     * (unknown or another tenant's, or already closed).
+     */
+    private int lifecycleTarget(final Command c, final Result r)
+    {
+        r.accountA = c.accountId;
+        if (c.accountId <= 0)
+        {
+            r.code = ResultCode.INVALID_COMMAND;
+            return -1;
+        }
+        final int slot = accounts.slotOf(c.accountId, c.tenantId);
+        if (slot < 0)
+        {
+            r.code = ResultCode.ACCOUNT_NOT_FOUND;
+            return -1;
+        }
+        r.currency = accounts.currency(slot);
+        if ((accounts.status(slot) & Accounts.Status.CLOSED) != 0)
+        {
+            r.code = ResultCode.ACCOUNT_CLOSED;
+            r.extra = c.accountId;
+            return -1;
+        }
+        return slot;
+    }
+
+    private void changeStatus(final Command c, final int slot, final int status, final EventType type, final long extra)
+    {
+        if (accounts.status(slot) != status)
+        {
+            accounts.setStatus(slot, status);
+            event(type, c, c.accountId, c.accountId, 0, 0, accounts.currency(slot), extra);
+        }
+    }
+
+    /** @return true, with the rejection in {@code r} naming the account, when the account refuses a debit or a hold. */
+    private boolean refusesDebit(final int slot, final Result r)
+    {
+        return refuse(accounts.refusesDebit(slot), slot, r);
+    }
+
+    /** @return true, with the rejection in {@code r} naming the account, when the account refuses a credit. */
+    private boolean refusesCredit(final int slot, final Result r)
+    {
+        return refuse(accounts.refusesCredit(slot), slot, r);
+    }
+
+    private boolean refuse(final int status, final int slot, final Result r)
+    {
+        if (status == 0)
+        {
+            return false;
+        }
+        r.code = status == Accounts.Status.CLOSED ? ResultCode.ACCOUNT_CLOSED : ResultCode.ACCOUNT_FROZEN;
+        r.extra = accounts.id(slot);
+        return true;
     }
 
     /** Expires one active hold at a tick: its amount goes back to available. */

@@ -220,6 +220,32 @@ final class Commands
         return seal(c);
     }
 
+    // ---- account lifecycle ----
+
+    /** Freezes the account's debits, or its debits and credits. */
+    Command freeze(final String key, final long accountId, final boolean credits)
+    {
+        return lifecycle(credits ? CommandType.FREEZE_ACCOUNT_ALL : CommandType.FREEZE_ACCOUNT, key, accountId);
+    }
+
+    Command unfreeze(final String key, final long accountId)
+    {
+        return lifecycle(CommandType.UNFREEZE_ACCOUNT, key, accountId);
+    }
+
+    Command close(final String key, final long accountId)
+    {
+        return lifecycle(CommandType.CLOSE_ACCOUNT, key, accountId);
+    }
+
+    private Command lifecycle(final CommandType type, final String key, final long accountId)
+    {
+        final Command c = next(type, key);
+        c.currency = 0;
+        c.accountId = accountId;
+        return seal(c);
+    }
+
     // ---- time, batches, retries ----
 
     /** A tick {@code advanceMs} after the previous command (on top of the usual step). */

@@ -169,6 +169,15 @@ public final class LedgerScenario
         return apply(seal(target(CommandType.VOID_HOLD, hold)));
     }
 
+    /** Freezes, unfreezes or closes an account of the current tenant ({@code FREEZE_ACCOUNT} ... {@code CLOSE_ACCOUNT}). */
+    public Result lifecycle(final CommandType type, final long accountId)
+    {
+        final Command c = next(type);
+        c.currency = 0;
+        c.accountId = accountId;
+        return apply(seal(c));
+    }
+
     public Result markUnknown(final Result hold)
     {
         return apply(seal(target(CommandType.MARK_HOLD_UNKNOWN, hold)));

@@ -19,7 +19,9 @@ enum BodyField
     EXPIRES_IN_MS("expiresInMs"),
     SUB_BALANCES("subBalances"),
     DEBITS_MUST_NOT_EXCEED_CREDITS("debitsMustNotExceedCredits"),
-    OVERDRAFT_LIMIT("overdraftLimit");
+    OVERDRAFT_LIMIT("overdraftLimit"),
+    /** A freeze's scope: true freezes credits as well as debits. */
+    CREDITS("credits");
 
     private static final BodyField[] VALUES = values();
 

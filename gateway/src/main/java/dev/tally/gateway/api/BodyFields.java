@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
 
 import java.io.IOException;
@@ -49,6 +50,7 @@ final class BodyFields
     private int currency;
     private int subBalances;
     private boolean debitsMustNotExceedCredits;
+    private boolean credits;
     private int amountTextLength;
     private int overdraftTextLength;
     private int referenceLength;
@@ -71,6 +73,7 @@ final class BodyFields
         currency = 0;
         subBalances = 1;
         debitsMustNotExceedCredits = true;
+        credits = false;
         amountTextLength = 0;
         overdraftTextLength = 0;
         referenceLength = 0;
@@ -160,9 +163,32 @@ final class BodyFields
                 break;
             case VOID:
                 break;
+            case FREEZE:
+                c.accountId = accountId;
+                c.type = credits ? CommandType.FREEZE_ACCOUNT_ALL : CommandType.FREEZE_ACCOUNT;
+                break;
+            case UNFREEZE:
+            case CLOSE:
+                c.accountId = accountId;
+                break;
             default:
                 throw new IllegalArgumentException("no body rules for " + operation);
         }
+    }
+
+    /**
+     * Sets the account a single lifecycle request names in its path, after its body was parsed: the body may not name
+     * one too.
+     */
+    void pathAccount(final Operation operation, final long accountIdFromPath)
+    {
+        if (has(BodyField.ACCOUNT_ID))
+        {
+            throw reject(ProblemType.INVALID_REQUEST, -1, BodyField.ACCOUNT_ID,
+                "is not allowed in a " + operation.wireName() + " request: the path names the account");
+        }
+        accountId = accountIdFromPath;
+        seen |= BodyField.ACCOUNT_ID.bit();
     }
 
     private void fillAccount(final Command c, final int operationIndex)
@@ -229,6 +255,13 @@ final class BodyFields
                     throw reject(ProblemType.INVALID_REQUEST, operationIndex, field, "must be true or false");
                 }
                 debitsMustNotExceedCredits = token == JsonToken.VALUE_TRUE;
+                break;
+            case CREDITS:
+                if (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE)
+                {
+                    throw reject(ProblemType.INVALID_REQUEST, operationIndex, field, "must be true or false");
+                }
+                credits = token == JsonToken.VALUE_TRUE;
                 break;
             case CURRENCY: currency = currency(token, parser, operationIndex, field); break;
             case AMOUNT: amountTextLength = amountText(token, parser, operationIndex, field, amountText); break;

@@ -7,6 +7,7 @@ import dev.tally.ledger.id.Uuid7;
 
 import static dev.tally.gateway.api.BodyField.ACCOUNT_ID;
 import static dev.tally.gateway.api.BodyField.AMOUNT;
+import static dev.tally.gateway.api.BodyField.CREDITS;
 import static dev.tally.gateway.api.BodyField.CREDIT_ACCOUNT_ID;
 import static dev.tally.gateway.api.BodyField.CURRENCY;
 import static dev.tally.gateway.api.BodyField.DEBITS_MUST_NOT_EXCEED_CREDITS;
@@ -38,7 +39,14 @@ enum Operation
         mask(ACCOUNT_ID, AMOUNT, CURRENCY, EXPIRES_IN_MS), mask(ACCOUNT_ID, AMOUNT, CURRENCY, EXPIRES_IN_MS), -1, null),
     CAPTURE("capture", CommandType.CAPTURE_HOLD, true,
         mask(CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY), mask(CREDIT_ACCOUNT_ID), Uuid7.KIND_HOLD, "holdId"),
-    VOID("void", CommandType.VOID_HOLD, false, 0, 0, Uuid7.KIND_HOLD, "holdId");
+    VOID("void", CommandType.VOID_HOLD, false, 0, 0, Uuid7.KIND_HOLD, "holdId"),
+    /**
+     * The account lifecycle. The account is the path's id on the single routes and {@code accountId} of the body in a
+     * batch ({@link #accountInPath()}); a freeze's optional {@code credits} picks {@code FREEZE_ACCOUNT_ALL}.
+     */
+    FREEZE("freeze", CommandType.FREEZE_ACCOUNT, false, mask(ACCOUNT_ID, CREDITS), mask(ACCOUNT_ID), -1, null),
+    UNFREEZE("unfreeze", CommandType.UNFREEZE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null),
+    CLOSE("close", CommandType.CLOSE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null);
 
     private static final Operation[] VALUES = values();
     /** For problem details: every wire name, in order. */
@@ -104,6 +112,12 @@ enum Operation
         return targetField != null;
     }
 
+    /** @return true when a single request names the account in its path ({@code /v1/accounts/{id}/freeze}). */
+    boolean accountInPath()
+    {
+        return this == FREEZE || this == UNFREEZE || this == CLOSE;
+    }
+
     /** @return the {@link Uuid7} kind of the target id. */
     int targetKind()
     {
@@ -127,6 +141,9 @@ enum Operation
             case CREATE_HOLD: return HOLD;
             case CAPTURE_HOLD: return CAPTURE;
             case VOID_HOLD: return VOID;
+            case FREEZE_ACCOUNT: return FREEZE;
+            case UNFREEZE_ACCOUNT: return UNFREEZE;
+            case CLOSE_ACCOUNT: return CLOSE;
             default: return null;
         }
     }

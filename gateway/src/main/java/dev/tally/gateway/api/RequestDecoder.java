@@ -45,10 +45,14 @@ import java.io.IOException;
  *    {"op": "hold",     "idempotencyKey": "k4", "body": {...as POST /v1/holds...}},
  *    {"op": "capture",  "idempotencyKey": "k5", "holdId": "&lt;uuid&gt;", "body": {...}},
  *    {"op": "void",     "idempotencyKey": "k6", "holdId": "&lt;uuid&gt;"}                     body optional
+ *    {"op": "freeze",   "idempotencyKey": "k7", "body": {"accountId": 42, "credits": true}}  credits optional
+ *    {"op": "unfreeze", "idempotencyKey": "k8", "body": {"accountId": 42}}
+ *    {"op": "close",    "idempotencyKey": "k9", "body": {"accountId": 42}}
  *  ]}
  * </pre>
  * The {@code body} of an operation is exactly the body of the single endpoint, and the path id of that
- * endpoint becomes {@code transferId} or {@code holdId}. Any invalid operation makes the whole batch a 400
+ * endpoint becomes {@code transferId} or {@code holdId}, or, for the account lifecycle, {@code accountId} of the body.
+ * Any invalid operation makes the whole batch a 400
  * whose detail starts with {@code operations[i]} and whose {@code "operationIndex"} member is {@code i}.
  *
  * <p>Capture and reversal bodies may give an {@code amount} with or without a {@code currency}. With
@@ -199,6 +203,12 @@ public final class RequestDecoder
             final String noun = operation.targetKind() == Uuid7.KIND_TRANSFER ? "transfer" : "hold";
             throw new Rejection(new Problem(ProblemType.NOT_FOUND, "no " + noun + " has the id " + pathId));
         }
+        final long pathAccountId = operation.accountInPath() && pathId != null ? ResourceId.parseAccountId(pathId) : 0;
+        if (operation.accountInPath() && pathAccountId <= 0)
+        {
+            throw new Rejection(new Problem(ProblemType.INVALID_REQUEST,
+                "the account id in the path must be a positive 63-bit decimal integer, not " + pathId).with("field", "id"));
+        }
         final Problem keyProblem = IdempotencyKey.validate(idempotencyKey, IdempotencyKey.HEADER + " header");
         if (keyProblem != null)
         {
@@ -224,6 +234,10 @@ public final class RequestDecoder
             {
                 throw malformed(e);
             }
+        }
+        if (operation.accountInPath())
+        {
+            fields.pathAccount(operation, pathAccountId);
         }
         fields.check(operation, -1);
         fill(operation, tenantId, idempotencyKey, into, -1);

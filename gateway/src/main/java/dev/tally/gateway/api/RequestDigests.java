@@ -1,6 +1,7 @@
 package dev.tally.gateway.api;
 
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
 
 import java.nio.ByteBuffer;
 import java.security.DigestException;
@@ -25,6 +26,9 @@ import java.security.NoSuchAlgorithmException;
  *   hold      accountId:8 amountMinor:8 currency:4 holdTimeoutMs:8
  *   capture   targetIdHi:8 targetIdLo:8 creditAccountId:8 amountMinor:8 currency:4
  *   void      targetIdHi:8 targetIdLo:8
+ *   freeze    accountId:8 credits:1
+ *   unfreeze  accountId:8
+ *   close     accountId:8
  * </pre>
  * The fingerprint is over values, not text, so JSON member order, whitespace, {@code "10.5"} versus
  * {@code 10.50}, and an omitted default versus the default written out, all give the same fingerprint.
@@ -118,6 +122,13 @@ final class RequestDigests
                 break;
             case VOID:
                 scratch.putLong(c.targetIdHi).putLong(c.targetIdLo);
+                break;
+            case FREEZE:
+                scratch.putLong(c.accountId).put((byte)(c.type == CommandType.FREEZE_ACCOUNT_ALL ? 1 : 0));
+                break;
+            case UNFREEZE:
+            case CLOSE:
+                scratch.putLong(c.accountId);
                 break;
             default:
                 throw new IllegalArgumentException("no canonical form for " + operation);

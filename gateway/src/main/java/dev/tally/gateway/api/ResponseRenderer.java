@@ -4,6 +4,7 @@ import dev.tally.gateway.api.json.JsonOut;
 import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 
+import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -40,7 +41,11 @@ import io.netty.buffer.ByteBuf;
  * CREATE_HOLD       {"id","accountId","amount","currency","expiresAt","createdAt"}
  * CAPTURE_HOLD      {"holdId","transferId","kind":"capture","debitAccountId","creditAccountId","amount","currency","createdAt"}
  * VOID_HOLD         {"holdId","accountId","releasedAmount","currency","voidedAt"}
+ * FREEZE_ACCOUNT(_ALL), UNFREEZE_ACCOUNT, CLOSE_ACCOUNT (200: a change of an existing account, nothing created)
+ *                   {"id","status","creditsFrozen","frozenAt"|"unfrozenAt"|"closedAt"}
  * </pre>
+ * The lifecycle replies describe the status the command asked for, not the account as it stands now, so that a replay
+ * renders the same bytes whatever came after.
  *
  * <p>One per rendering thread: not thread-safe; the returned {@link RenderedResponse} is reused.
  */
@@ -48,6 +53,9 @@ public final class ResponseRenderer
 {
     private static final int STATUS_OK = 200;
     private static final int STATUS_CREATED = 201;
+    private static final String ACTIVE = "active";
+    private static final String FROZEN = "frozen";
+    private static final String CLOSED = "closed";
     private static final int RETRY_AFTER_SECONDS = 1;
 
     private final JsonOut json = new JsonOut();
@@ -93,7 +101,7 @@ public final class ResponseRenderer
         {
             final Result result = results[i];
             allReplayed &= result.replayed;
-            json.beginObject().field("index", i).field("status", statusOf(result.code));
+            json.beginObject().field("index", i).field("status", statusOf(commands[i].type, result.code));
             if (result.replayed)
             {
                 json.field("replayed", true);
@@ -109,8 +117,12 @@ public final class ResponseRenderer
     /**
      * Renders {@code GET /v1/accounts/{id}}: 200 with balances in total and per sub-balance, or 404.
      * <pre>
-     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","posted","held","available",
-     *  "subBalanceDetail":[{"index","posted","held","available"}...]}
+     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen","posted","held",
+     *  "available","subBalanceDetail":[{"index","posted","held","available"}...]}
+     * </pre>
+     * {@code status} is {@code active}, {@code frozen} (debits refused; credits too when {@code creditsFrozen}) or
+     * {@code closed}.
+     * <pre>
      * </pre>
      */
     public RenderedResponse renderAccount(final AccountView view, final ByteBuf body)
@@ -128,6 +140,8 @@ public final class ResponseRenderer
             .field("subBalances", view.subBalances)
             .field("debitsMustNotExceedCredits", view.debitsMustNotExceedCredits);
         json.name("overdraftLimit").money(view.overdraftLimitMinor, digits);
+        json.field("status", statusName(view.status))
+            .field("creditsFrozen", (view.status & Accounts.Status.CREDITS_FROZEN) != 0);
         json.name("posted").money(posted, digits);
         json.name("held").money(held, digits);
         json.name("available").money(posted - held, digits);
@@ -242,10 +256,48 @@ public final class ResponseRenderer
         return response.set(problem.status(), Problem.CONTENT_TYPE, false, retryAfter(problem.status()));
     }
 
-    /** @return the HTTP status a result renders with: 201 for success, else its problem's status. */
+    /** @return the HTTP status a result of a creating command (any but the lifecycle's) renders with. */
     public static int statusOf(final ResultCode code)
     {
-        return code.isSuccess() ? STATUS_CREATED : ProblemType.of(code).status();
+        return statusOf(CommandType.TRANSFER, code);
+    }
+
+    /**
+     * @return the HTTP status a result renders with: 201 for success (200 for a lifecycle command, which creates
+     * nothing), else its problem's status.
+     */
+    public static int statusOf(final CommandType type, final ResultCode code)
+    {
+        return code.isSuccess() ? successStatus(type) : problemOf(type, code).status();
+    }
+
+    /**
+     * @return the problem type of a rejection: its code's, but for a lifecycle command, whose account is the resource its
+     * path names, an unknown account (or another tenant's) is {@code not-found} (404), as a read of it is.
+     */
+    private static ProblemType problemOf(final CommandType type, final ResultCode code)
+    {
+        return code == ResultCode.ACCOUNT_NOT_FOUND && isLifecycle(type) ? ProblemType.NOT_FOUND : ProblemType.of(code);
+    }
+
+    private static int successStatus(final CommandType type)
+    {
+        return isLifecycle(type) ? STATUS_OK : STATUS_CREATED;
+    }
+
+    private static boolean isLifecycle(final CommandType type)
+    {
+        return type == CommandType.FREEZE_ACCOUNT || type == CommandType.FREEZE_ACCOUNT_ALL || type == CommandType.UNFREEZE_ACCOUNT ||
+            type == CommandType.CLOSE_ACCOUNT;
+    }
+
+    private static String statusName(final int status)
+    {
+        if ((status & Accounts.Status.CLOSED) != 0)
+        {
+            return CLOSED;
+        }
+        return (status & Accounts.Status.DEBITS_FROZEN) != 0 ? FROZEN : ACTIVE;
     }
 
     /** Writes the body of one command's reply; returns its status. */
@@ -254,9 +306,9 @@ public final class ResponseRenderer
         if (result.code.isSuccess())
         {
             writeSuccess(command, result);
-            return STATUS_CREATED;
+            return successStatus(command.type);
         }
-        final ProblemType type = ProblemType.of(result.code);
+        final ProblemType type = problemOf(command.type, result.code);
         writeRejection(type, command, result);
         return type.status();
     }
@@ -321,10 +373,26 @@ public final class ResponseRenderer
                 json.name("currency").currency(currency);
                 json.name(c.type == CommandType.VOID_HOLD ? "voidedAt" : "markedAt").time(createdMs);
                 break;
+            case FREEZE_ACCOUNT:
+            case FREEZE_ACCOUNT_ALL:
+                writeLifecycle(r, FROZEN, c.type == CommandType.FREEZE_ACCOUNT_ALL, "frozenAt", createdMs);
+                break;
+            case UNFREEZE_ACCOUNT:
+                writeLifecycle(r, ACTIVE, false, "unfrozenAt", createdMs);
+                break;
+            case CLOSE_ACCOUNT:
+                writeLifecycle(r, CLOSED, false, "closedAt", createdMs);
+                break;
             default:
                 throw new IllegalArgumentException("no reply for command type " + c.type);
         }
         json.endObject();
+    }
+
+    private void writeLifecycle(final Result r, final String status, final boolean creditsFrozen, final String at, final long atMs)
+    {
+        json.field("id", r.accountA).field("status", status).field("creditsFrozen", creditsFrozen);
+        json.name(at).time(atMs);
     }
 
     /**
@@ -363,12 +431,18 @@ public final class ResponseRenderer
     {
         final long accountId = accountRejected(type, c, r);
         json.beginObject().field("type", type.uri()).field("title", type.title()).field("status", type.status())
-            .field("detail", accountId > 0 ? detailNaming(type, c, r, accountId) : detailOf(type));
+            .field("detail", accountId > 0 ? detailNaming(type, c, r, accountId) : lifecycleDetail(type, r));
         switch (type)
         {
             case ACCOUNT_EXISTS:
                 json.field("accountId", r.accountA);
                 break;
+            case ACCOUNT_FROZEN:
+            case ACCOUNT_CLOSED:
+            case ACCOUNT_NOT_EMPTY:
+                json.field("accountId", r.extra);
+                break;
+            case NOT_FOUND:
             case ACCOUNT_NOT_FOUND:
             case CURRENCY_MISMATCH:
                 if (accountId > 0)
@@ -402,20 +476,24 @@ public final class ResponseRenderer
     /**
      * @return the account an {@code account-not-found} or {@code currency-mismatch} rejection is about, or 0 when the
      *         result and the payload do not tell, which is all a rejection may show (a replay must render the same bytes):
-     *         a hold has one account; a capture looks up only its credit account, after checking the currency the request
+     *         a hold, a freeze, an unfreeze and a close have one account; a capture looks up only its credit account, after checking the currency the request
      *         gave (a mismatch there is with the hold, no account's). A transfer looks up two, and its stored result does
      *         not record which one failed: recording it would change what a replay of a journal rebuilds, a new
      *         generation of ledger rules (snapshotter's LedgerRulesFile), so a transfer's rejection names none.
      */
     private static long accountRejected(final ProblemType type, final Command c, final Result r)
     {
-        if (type != ProblemType.ACCOUNT_NOT_FOUND && type != ProblemType.CURRENCY_MISMATCH)
+        if (type != ProblemType.ACCOUNT_NOT_FOUND && type != ProblemType.CURRENCY_MISMATCH && type != ProblemType.NOT_FOUND)
         {
             return 0;
         }
         switch (c.type)
         {
             case CREATE_HOLD:
+            case FREEZE_ACCOUNT:
+            case FREEZE_ACCOUNT_ALL:
+            case UNFREEZE_ACCOUNT:
+            case CLOSE_ACCOUNT:
                 return r.accountA;
             case CAPTURE_HOLD:
                 return type == ProblemType.ACCOUNT_NOT_FOUND || c.currency == 0 || c.currency == r.currency ? r.accountB : 0;
@@ -424,10 +502,22 @@ public final class ResponseRenderer
         }
     }
 
+    /** @return the detail of a lifecycle rejection, which names the account the result's {@code extra} holds; else the type's. */
+    private static String lifecycleDetail(final ProblemType type, final Result r)
+    {
+        switch (type)
+        {
+            case ACCOUNT_FROZEN: return "account " + r.extra + " is frozen";
+            case ACCOUNT_CLOSED: return "account " + r.extra + " is closed";
+            case ACCOUNT_NOT_EMPTY: return "account " + r.extra + " still has posted or held money: it closes only at zero";
+            default: return detailOf(type);
+        }
+    }
+
     /** @return the detail of a rejection about {@code accountId} ({@link #accountRejected}), which it names. */
     private static String detailNaming(final ProblemType type, final Command c, final Result r, final long accountId)
     {
-        if (type == ProblemType.ACCOUNT_NOT_FOUND)
+        if (type == ProblemType.ACCOUNT_NOT_FOUND || type == ProblemType.NOT_FOUND)
         {
             return "account " + accountId + " does not exist";
         }

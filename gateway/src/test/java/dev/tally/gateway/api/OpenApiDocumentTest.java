@@ -38,6 +38,9 @@ import static dev.tally.ledger.result.ResultCode.CURRENCY_MISMATCH;
 import static dev.tally.ledger.result.ResultCode.DUPLICATE_REFERENCE;
 import static dev.tally.ledger.result.ResultCode.HOLD_NOT_ACTIVE;
 import static dev.tally.ledger.result.ResultCode.INSUFFICIENT_FUNDS;
+import static dev.tally.ledger.result.ResultCode.ACCOUNT_CLOSED;
+import static dev.tally.ledger.result.ResultCode.ACCOUNT_FROZEN;
+import static dev.tally.ledger.result.ResultCode.ACCOUNT_NOT_EMPTY;
 import static dev.tally.ledger.result.ResultCode.INVALID_COMMAND;
 import static dev.tally.ledger.result.ResultCode.KEY_REUSED;
 import static dev.tally.ledger.result.ResultCode.LINKED_OPERATION_FAILED;
@@ -76,16 +79,25 @@ class OpenApiDocumentTest
      */
     private static final Map<CommandType, Set<ResultCode>> LEDGER_OUTCOMES = new EnumMap<>(Map.of(
         CommandType.CREATE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_EXISTS, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
-        CommandType.TRANSFER, EnumSet.of(OK, INVALID_COMMAND, SAME_ACCOUNT, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH,
+        CommandType.TRANSFER, EnumSet.of(OK, INVALID_COMMAND, SAME_ACCOUNT, ACCOUNT_NOT_FOUND, ACCOUNT_FROZEN, ACCOUNT_CLOSED, CURRENCY_MISMATCH,
             DUPLICATE_REFERENCE, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, REFERENCE_CHECK_UNAVAILABLE,
             COLD_INDEX_UNAVAILABLE),
         CommandType.REVERSE_TRANSFER, EnumSet.of(OK, TRANSFER_NOT_FOUND, INVALID_COMMAND, INVALID_AMOUNT, CURRENCY_MISMATCH,
-            REVERSAL_EXCEEDS_REMAINING, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
-        CommandType.CREATE_HOLD, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH, INSUFFICIENT_FUNDS,
+            REVERSAL_EXCEEDS_REMAINING, ACCOUNT_FROZEN, ACCOUNT_CLOSED, INSUFFICIENT_FUNDS, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED,
+            COLD_INDEX_UNAVAILABLE),
+        CommandType.CREATE_HOLD, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_FROZEN, ACCOUNT_CLOSED, CURRENCY_MISMATCH,
+            INSUFFICIENT_FUNDS,
             AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
         CommandType.CAPTURE_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, INVALID_COMMAND, INVALID_AMOUNT, CURRENCY_MISMATCH, CAPTURE_EXCEEDS_HOLD,
-            ACCOUNT_NOT_FOUND, SAME_ACCOUNT, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
-        CommandType.VOID_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
+            ACCOUNT_NOT_FOUND, SAME_ACCOUNT, ACCOUNT_FROZEN, ACCOUNT_CLOSED, AMOUNT_OVERFLOW, CAPACITY_EXCEEDED, KEY_REUSED,
+            COLD_INDEX_UNAVAILABLE),
+        CommandType.VOID_HOLD, EnumSet.of(OK, HOLD_NOT_ACTIVE, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE),
+        CommandType.FREEZE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, CAPACITY_EXCEEDED, KEY_REUSED,
+            COLD_INDEX_UNAVAILABLE),
+        CommandType.UNFREEZE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, CAPACITY_EXCEEDED, KEY_REUSED,
+            COLD_INDEX_UNAVAILABLE),
+        CommandType.CLOSE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY, CAPACITY_EXCEEDED,
+            KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
 
     /**
      * What the gateway itself answers on a single mutating route, before or around the ledger: 400 validation,
@@ -125,7 +137,8 @@ class OpenApiDocumentTest
     {
         return switch (route)
         {
-            case CREATE_ACCOUNT, CREATE_TRANSFER, REVERSE_TRANSFER, CREATE_HOLD, CAPTURE_HOLD, VOID_HOLD -> commandStatuses(route);
+            case CREATE_ACCOUNT, CREATE_TRANSFER, REVERSE_TRANSFER, CREATE_HOLD, CAPTURE_HOLD, VOID_HOLD, FREEZE_ACCOUNT, UNFREEZE_ACCOUNT,
+                CLOSE_ACCOUNT -> commandStatuses(route);
             // 200 with per-operation results; 400 whole-batch validation; 401; 413; 503 not ready / ring full / halted
             case BATCH -> statuses(200, 400, 401, 413, 503);
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full
@@ -160,7 +173,7 @@ class OpenApiDocumentTest
         }
         for (final ResultCode code : outcomes)
         {
-            expected.add(ResponseRenderer.statusOf(code));
+            expected.add(ResponseRenderer.statusOf(route.commandType(), code));
         }
         return expected;
     }

@@ -287,6 +287,9 @@ class ResponseRendererTest
         expected.put(ResultCode.REFERENCE_CHECK_UNAVAILABLE, 503);
         expected.put(ResultCode.INVALID_AMOUNT, 400);
         expected.put(ResultCode.COLD_INDEX_UNAVAILABLE, 503);
+        expected.put(ResultCode.ACCOUNT_FROZEN, 422);
+        expected.put(ResultCode.ACCOUNT_CLOSED, 422);
+        expected.put(ResultCode.ACCOUNT_NOT_EMPTY, 422);
         assertEquals(ResultCode.values().length, expected.size(), "every result code has an expected status");
 
         final Set<ProblemType> types = new HashSet<>();
@@ -379,7 +382,7 @@ class ResponseRendererTest
         final RenderedResponse response = renderer.renderAccount(view, body);
         assertEquals(200, response.status());
         assertEquals("{\"id\":2,\"currency\":\"TRY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"0.00\"," +
-            "\"posted\":\"1000.00\",\"held\":\"0.50\",\"available\":\"999.50\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"1000.00\"," +
+            "\"status\":\"active\",\"creditsFrozen\":false,\"posted\":\"1000.00\",\"held\":\"0.50\",\"available\":\"999.50\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"1000.00\"," +
             "\"held\":\"0.50\",\"available\":\"999.50\"}]}", body.toString(StandardCharsets.UTF_8));
     }
 

@@ -119,7 +119,8 @@ class RouterTest
         {
             final Operation operation = Operation.of(route);
             assertEquals(route.commandType(), operation == null ? null : operation.commandType(), route.name());
-            assertEquals(operation != null && operation.hasTarget(), route.hasPathId() && route.isMutating(), route.name());
+            assertEquals(operation != null && (operation.hasTarget() || operation.accountInPath()), route.hasPathId() && route.isMutating(),
+                route.name());
         }
     }
 }

@@ -36,6 +36,7 @@ import dev.tally.ledger.table.Digest128Index;
  *   3 HELD       held of sub-balance 0
  *   4 OVERDRAFT  overdraft limit, minor units
  *   5 SHAPE      currency (bits 0-31) | sub-balance count (bits 32-39) | constrained (bit 40)
+ *                | lifecycle status (bits 41-43: debits frozen, credits frozen, closed; 0 = active)
  *   6 SUB_BASE   global slot of sub-balance 0; sub-balance i is global slot SUB_BASE + i
  *   7 TOUCHED    bit i: sub-balance i changed in the current command (cleared at the next one)
  * </pre>
@@ -71,6 +72,8 @@ public final class Accounts
 
     private static final int COUNT_SHIFT = 32;
     private static final long CONSTRAINED_BIT = 1L << 40;
+    private static final int STATUS_SHIFT = 41;
+    private static final long STATUS_MASK = (long)Status.ALL << STATUS_SHIFT;
 
     private final int accountsMax;
     private final int subBalancesMax;
@@ -562,8 +565,11 @@ public final class Accounts
             final int record = recordBase + slot * RECORD_LONGS;
             final long shape = cells[record + SHAPE];
             final int count = countOf(shape);
+            // The status shares the constrained flag's word: 0 while active, so a ledger that never froze or closed an
+            // account hashes as it did before accounts had a status.
+            final int status = (int)((shape & STATUS_MASK) >>> STATUS_SHIFT);
             digest.add(cells[record + ID]).add(cells[record + TENANT]).add((int)shape).add(count)
-                .add((shape & CONSTRAINED_BIT) != 0 ? 1 : 0).add(cells[record + OVERDRAFT]);
+                .add(((shape & CONSTRAINED_BIT) != 0 ? 1 : 0) | status << 1).add(cells[record + OVERDRAFT]);
             digest.add(cells[record + POSTED]).add(cells[record + HELD]);
             for (int i = 1; i < count; i++)
             {
@@ -639,6 +645,80 @@ public final class Accounts
         slotByTenantAndId.rebuild(accounts);
         accountCount = accounts;
         subBalanceCount = subs;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Lifecycle status: bits of SHAPE, so a status travels in snapshots and the state hash with no format change.
+    // ---------------------------------------------------------------------------------------------
+
+    /** @return the account's {@link Status} bits: 0 while active. */
+    public int status(final int slot)
+    {
+        return (int)((cells[record(slot) + SHAPE] & STATUS_MASK) >>> STATUS_SHIFT);
+    }
+
+    /**
+     * @return {@link Status#CLOSED} or {@link Status#DEBITS_FROZEN} when the account refuses a debit or a hold (closed
+     * wins), otherwise 0. One load of the record the transfer reads anyway.
+     */
+    public int refusesDebit(final int slot)
+    {
+        final int status = (int)(cells[record(slot) + SHAPE] >>> STATUS_SHIFT) & Status.ALL;
+        return (status & Status.CLOSED) != 0 ? Status.CLOSED : status & Status.DEBITS_FROZEN;
+    }
+
+    /** @return {@link Status#CLOSED} or {@link Status#CREDITS_FROZEN} when the account refuses a credit, otherwise 0. */
+    public int refusesCredit(final int slot)
+    {
+        final int status = (int)(cells[record(slot) + SHAPE] >>> STATUS_SHIFT) & Status.ALL;
+        return (status & Status.CLOSED) != 0 ? Status.CLOSED : status & Status.CREDITS_FROZEN;
+    }
+
+    /** Sets the account's {@link Status} bits, keeping the old ones in the undo log (an atomic batch may roll back). */
+    public void setStatus(final int slot, final int status)
+    {
+        undo.record(UndoLog.ACCOUNT_STATUS, slot, status(slot), 0);
+        restoreStatus(slot, status);
+    }
+
+    /** Sets the status bits without an undo record: rollback of {@link #setStatus}. */
+    public void restoreStatus(final int slot, final int status)
+    {
+        final int record = record(slot);
+        cells[record + SHAPE] = (cells[record + SHAPE] & ~STATUS_MASK) | ((long)(status & Status.ALL) << STATUS_SHIFT);
+    }
+
+    /** @return true when every sub-balance has zero posted and zero held (so the account has no live hold either). */
+    public boolean isEmpty(final int slot)
+    {
+        final int record = record(slot);
+        final int count = countOf(cells[record + SHAPE]);
+        for (int i = 0; i < count; i++)
+        {
+            final int sub = subOffset(record, i);
+            if (cells[sub] != 0 || cells[sub + 1] != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The lifecycle status bits of an account; 0 is active. */
+    public static final class Status
+    {
+        /** Debits, holds and captures from the account are refused. */
+        public static final int DEBITS_FROZEN = 1;
+        /** Credits to the account are refused (set only with {@link #DEBITS_FROZEN}). */
+        public static final int CREDITS_FROZEN = 2;
+        /** Nothing moves or reserves money on the account, for good; set alone. */
+        public static final int CLOSED = 4;
+        /** Every status bit. */
+        public static final int ALL = 7;
+
+        private Status()
+        {
+        }
     }
 
     /** Outcomes of {@link #checkDraw}. */

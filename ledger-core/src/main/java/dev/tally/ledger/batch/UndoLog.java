@@ -36,6 +36,8 @@ public final class UndoLog
     public static final int COLD_TRANSFER_TOUCHED = 10;
     /** An idempotency key past its retention was forgotten before its key was stored anew: (its ring position). */
     public static final int KEY_FORGOTTEN = 11;
+    /** An account's lifecycle status before a freeze, unfreeze or close: (account slot, old status bits). */
+    public static final int ACCOUNT_STATUS = 12;
 
     private static final int STRIDE = 4;
 

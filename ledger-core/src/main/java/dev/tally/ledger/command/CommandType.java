@@ -26,7 +26,19 @@ public enum CommandType
      * Marks the point where a snapshot of the state is taken. It changes nothing but the journal position
      * and time, so a snapshot taken here is the state after exactly the commands before it.
      */
-    SNAPSHOT(9);
+    SNAPSHOT(9),
+    /**
+     * Freezes an account's debits: transfers out, holds, captures from it and reversals that would debit it are refused;
+     * credits still arrive. The scope is the type, not a field: the journal record's flag bits are all taken, and a type
+     * code costs nothing (docs/JOURNAL.md).
+     */
+    FREEZE_ACCOUNT(10),
+    /** Freezes an account's debits and credits. */
+    FREEZE_ACCOUNT_ALL(11),
+    /** Lifts a freeze of either scope. */
+    UNFREEZE_ACCOUNT(12),
+    /** Closes an account whose every sub-balance has zero posted and zero held: from then on nothing moves money on it. */
+    CLOSE_ACCOUNT(13);
 
     private static final CommandType[] BY_CODE = new CommandType[16];
 

@@ -10,7 +10,17 @@ public enum EventType
     HOLD_CAPTURED(5, "HoldCaptured"),
     HOLD_VOIDED(6, "HoldVoided"),
     HOLD_EXPIRED(7, "HoldExpired"),
-    HOLD_MARKED_UNKNOWN(8, "HoldMarkedUnknown");
+    HOLD_MARKED_UNKNOWN(8, "HoldMarkedUnknown"),
+    /** An account's debits (extra 0) or debits and credits (extra 1) were frozen. */
+    ACCOUNT_FROZEN(9, "AccountFrozen"),
+    ACCOUNT_UNFROZEN(10, "AccountUnfrozen"),
+    ACCOUNT_CLOSED(11, "AccountClosed");
+
+    /** @return true for the events of an account's lifecycle (created, frozen, unfrozen, closed): the aggregate is the account. */
+    public boolean isAccountEvent()
+    {
+        return this == ACCOUNT_CREATED || this == ACCOUNT_FROZEN || this == ACCOUNT_UNFROZEN || this == ACCOUNT_CLOSED;
+    }
 
     private static final EventType[] BY_CODE = new EventType[16];
 

@@ -15,6 +15,8 @@ public final class AccountView
     public int subBalances;
     public boolean debitsMustNotExceedCredits;
     public long overdraftLimitMinor;
+    /** Lifecycle status bits ({@link dev.tally.ledger.account.Accounts.Status}): 0 while active. */
+    public int status;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -62,6 +64,7 @@ public final class AccountView
         subBalances = other.subBalances;
         debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
         overdraftLimitMinor = other.overdraftLimitMinor;
+        status = other.status;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;

@@ -56,7 +56,13 @@ public enum ResultCode
      * journal stage asked about this command, or is too far behind the business thread; nothing applied, not stored,
      * retry later.
      */
-    COLD_INDEX_UNAVAILABLE(18, false);
+    COLD_INDEX_UNAVAILABLE(18, false),
+    /** An account the command would debit (or credit, under a freeze of credits too) is frozen; {@code extra} names it. */
+    ACCOUNT_FROZEN(19, true),
+    /** An account the command would move or reserve money on, freeze or close, is closed; {@code extra} names it. */
+    ACCOUNT_CLOSED(20, true),
+    /** The account to close still has posted or held money on a sub-balance; {@code extra} names it. */
+    ACCOUNT_NOT_EMPTY(21, true);
 
     private static final ResultCode[] BY_CODE = values();
 

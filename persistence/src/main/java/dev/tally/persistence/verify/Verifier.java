@@ -1,6 +1,7 @@
 package dev.tally.persistence.verify;
 
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.TransferView;
@@ -29,7 +30,7 @@ import java.util.UUID;
  * is the one difference reported. The checks, and why each is sound:
  * <ol>
  *   <li><b>Accounts</b>: the ledger never forgets an account, so the two sets must be equal, with the same
- *   currency, sub-balance count and flags.</li>
+ *   currency, sub-balance count, flags and lifecycle status (active, frozen with its scope, closed).</li>
  *   <li><b>Balances</b>, per sub-balance (posted, held) and per account (their sums): equal.</li>
  *   <li><b>Entries sum to posted</b>: posted only ever changes through entries, so per account
  *   {@code sum(ledger_entries.amount_minor) == posted total}.</li>
@@ -151,24 +152,36 @@ public final class Verifier
     {
         final Map<Key, String> rows = new HashMap<>();
         try (ResultSet rs = s.executeQuery("SELECT tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits," +
-            " overdraft_limit_minor FROM accounts"))
+            " overdraft_limit_minor, status, credits_frozen FROM accounts"))
         {
             while (rs.next())
             {
-                rows.put(new Key(rs.getLong(1), rs.getLong(2)), rs.getString(3) + "/" + rs.getInt(4) + "/" + rs.getBoolean(5) + "/" + rs.getLong(6));
+                rows.put(new Key(rs.getLong(1), rs.getLong(2)), rs.getString(3) + "/" + rs.getInt(4) + "/" + rs.getBoolean(5) + "/" +
+                    rs.getLong(6) + "/" + rs.getString(7) + "/" + rs.getBoolean(8));
             }
         }
         ledger.forEachAccount(account ->
         {
             final Key key = new Key(account.tenantId, account.accountId);
             final String expected = CurrencyCode.unpack(account.currency) + "/" + account.subBalances + "/" +
-                account.debitsMustNotExceedCredits + "/" + account.overdraftLimitMinor;
+                account.debitsMustNotExceedCredits + "/" + account.overdraftLimitMinor + "/" + statusName(account.status) + "/" +
+                ((account.status & Accounts.Status.CREDITS_FROZEN) != 0);
             checks.equal("account " + key.tenant() + "/" + key.account(), expected, rows.remove(key));
         });
         for (final Key extra : rows.keySet())
         {
             checks.differ("account " + extra.tenant() + "/" + extra.account() + " is in PostgreSQL but not in the ledger");
         }
+    }
+
+    /** @return the read model's name of a ledger status (V8): the same words the API shows. */
+    private static String statusName(final int status)
+    {
+        if ((status & Accounts.Status.CLOSED) != 0)
+        {
+            return "closed";
+        }
+        return (status & Accounts.Status.DEBITS_FROZEN) != 0 ? "frozen" : "active";
     }
 
     private void balances(final Statement s, final Checks checks) throws SQLException

@@ -45,7 +45,7 @@ final class BatchSql
     private static final long UNCONSTRAINED = Long.MIN_VALUE + 1;
 
     private static final String[] STAGING = {
-        "CREATE TEMP TABLE stage_accounts (LIKE accounts) ON COMMIT DELETE ROWS",
+        "CREATE TEMP TABLE stage_accounts (LIKE accounts INCLUDING DEFAULTS) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_balances (tenant_id bigint, account_id bigint, sub_index smallint, posted_minor bigint," +
             " held_minor bigint, floor_minor bigint, is_new boolean, last_index bigint) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_holds (LIKE holds) ON COMMIT DELETE ROWS",
@@ -53,6 +53,8 @@ final class BatchSql
             " captured_amount_minor bigint, resolved_at timestamptz, last_journal_index bigint) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_transfers (LIKE transfers) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_entries (LIKE ledger_entries) ON COMMIT DELETE ROWS",
+        "CREATE TEMP TABLE stage_account_status (tenant_id bigint, account_id bigint, status text, credits_frozen boolean," +
+            " status_index bigint) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_outbox (id uuid, tenant_id bigint, aggregate_type text, aggregate_id text, event_type text," +
             " payload jsonb, journal_index bigint, created_at timestamptz) ON COMMIT DELETE ROWS",
     };
@@ -67,7 +69,19 @@ final class BatchSql
      */
     private static final String[] SESSION = {"SET enable_hashjoin = off", "SET enable_mergejoin = off"};
 
-    private static final String INSERT_ACCOUNTS = "INSERT INTO accounts SELECT * FROM stage_accounts ON CONFLICT DO NOTHING";
+    /** The columns an account's creation fills; the lifecycle's (V8) keep their defaults until a status change. */
+    private static final String ACCOUNT_COLUMNS =
+        " (tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits, overdraft_limit_minor, journal_index, created_at)";
+    private static final String INSERT_ACCOUNTS = "INSERT INTO accounts" + ACCOUNT_COLUMNS + " SELECT" +
+        ACCOUNT_COLUMNS.replace('(', ' ').replace(')', ' ') + "FROM stage_accounts ON CONFLICT DO NOTHING";
+    /** The last status change of each account in the batch (one row per account), never over a newer one. */
+    static final String UPDATE_ACCOUNT_STATUS =
+        "UPDATE accounts a SET status = s.status, credits_frozen = s.credits_frozen, status_index = s.status_index" +
+        " FROM stage_account_status s WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id" +
+        " AND a.status_index < s.status_index";
+    private static final String MISSING_ACCOUNT =
+        "SELECT s.tenant_id, s.account_id FROM stage_account_status s WHERE NOT EXISTS (SELECT 1 FROM accounts a" +
+        " WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id) LIMIT 1";
     private static final String INSERT_NEW_BALANCES =
         "INSERT INTO account_balances (tenant_id, account_id, sub_index, posted_minor, held_minor, floor_minor, last_index)" +
         " SELECT tenant_id, account_id, sub_index, posted_minor, held_minor, floor_minor, last_index FROM stage_balances" +
@@ -157,7 +171,8 @@ final class BatchSql
         lockWatermark(expectedWatermark, batch.lastUnitIndex);
         prepareScratch(batch);
         resolveHoldIds(batch);
-        final int accounts = copyAccounts(batch, target(deduplicate, "accounts", ""));
+        final int accounts = copyAccounts(batch, target(deduplicate, "accounts", ACCOUNT_COLUMNS));
+        final int statusChanges = copyAccountStatus(batch);
         final int newBalances = copyBalances(batch);
         final int existingBalances = batch.balances - newBalances;
         final int holds = copyHolds(batch, target(deduplicate, "holds", ""));
@@ -167,11 +182,11 @@ final class BatchSql
         final int outbox = copyOutbox(batch, target(deduplicate, "outbox", OUTBOX_COLUMNS));
 
         statement.clearBatch();
-        final int[] staged = new int[8];
-        final String[] sqls = {INSERT_ACCOUNTS, INSERT_NEW_BALANCES, UPDATE_BALANCES, INSERT_HOLDS, UPDATE_HOLDS,
-            INSERT_TRANSFERS, INSERT_ENTRIES, INSERT_OUTBOX};
-        final int[] rows = {deduplicate ? accounts : 0, newBalances, existingBalances, deduplicate ? holds : 0, holdChanges,
-            deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
+        final int[] staged = new int[9];
+        final String[] sqls = {INSERT_ACCOUNTS, UPDATE_ACCOUNT_STATUS, INSERT_NEW_BALANCES, UPDATE_BALANCES, INSERT_HOLDS,
+            UPDATE_HOLDS, INSERT_TRANSFERS, INSERT_ENTRIES, INSERT_OUTBOX};
+        final int[] rows = {deduplicate ? accounts : 0, statusChanges, newBalances, existingBalances, deduplicate ? holds : 0,
+            holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
         int statements = 0;
         for (int k = 0; k < sqls.length; k++)
         {
@@ -199,6 +214,10 @@ final class BatchSql
                 else if (sqls[k] == UPDATE_HOLDS)
                 {
                     requireNoneMissing(MISSING_HOLD, "hold row");
+                }
+                else if (sqls[k] == UPDATE_ACCOUNT_STATUS)
+                {
+                    requireNoneMissing(MISSING_ACCOUNT, "account row");
                 }
                 allNew = false;
             }
@@ -258,7 +277,7 @@ final class BatchSql
     /** @return the COPY target: the table itself (direct) or its staging table (deduplicating). */
     private static String target(final boolean deduplicate, final String table, final String columns)
     {
-        return "COPY " + (deduplicate ? "stage_" + (table.equals("ledger_entries") ? "entries" : table) : table + columns) + COPY_BINARY;
+        return "COPY " + (deduplicate ? "stage_" + (table.equals("ledger_entries") ? "entries" : table) : table) + columns + COPY_BINARY;
     }
 
     /** Ensures monthly partitions for the UTC months from {@code fromMs} on (own transaction). */
@@ -303,7 +322,7 @@ final class BatchSql
                 holdIdHi.put(b.eventSubject[i], Uuid7.hi(b.eventTime[i], Uuid7.KIND_HOLD));
                 holdIdLo.put(b.eventSubject[i], Uuid7.lo(b.eventSubject[i], 0));
             }
-            else if (type != EventType.TRANSFER_POSTED && type != EventType.TRANSFER_REVERSED)
+            else if (type != EventType.TRANSFER_POSTED && type != EventType.TRANSFER_REVERSED && !type.isAccountEvent())
             {
                 lastHoldChange.put(b.eventSubject[i], i);
             }
@@ -365,6 +384,33 @@ final class BatchSql
             }
         }
         return send(copySql);
+    }
+
+    /**
+     * Stages the last status change of each account the batch froze, unfroze or closed: one row per account, as the
+     * batch's events run in journal order and only the last one stands.
+     */
+    private int copyAccountStatus(final WriteBatch b) throws SQLException
+    {
+        rows.begin();
+        final Long2ObjectHashMap<Long2LongHashMap> seen = new Long2ObjectHashMap<>();
+        for (int i = b.events - 1; i >= 0; i--)
+        {
+            final EventType type = EventType.fromCode(b.eventType[i]);
+            if (type == EventType.ACCOUNT_CREATED || !type.isAccountEvent())
+            {
+                continue;
+            }
+            final Long2LongHashMap accounts = seen.computeIfAbsent(b.eventTenant[i], tenant -> new Long2LongHashMap(NONE));
+            if (accounts.put(b.eventSubject[i], i) != NONE)
+            {
+                continue;   // a later change of this account in the batch stands
+            }
+            final String status = type == EventType.ACCOUNT_FROZEN ? "frozen" : type == EventType.ACCOUNT_CLOSED ? "closed" : "active";
+            rows.row(5).int8(b.eventTenant[i]).int8(b.eventSubject[i]).text(status)
+                .bool(type == EventType.ACCOUNT_FROZEN && b.eventExtra[i] != 0).int8(b.eventCommand[i]);
+        }
+        return send("COPY stage_account_status FROM STDIN (FORMAT binary)");
     }
 
     /** @return how many staged balances belong to accounts created in this batch; staged in key order ({@link WriteBatch#balancesInKeyOrder}). */

@@ -24,6 +24,9 @@ import org.agrona.collections.Long2LongHashMap;
  * HoldVoided         holdId, accountId, amount, amountMinor, currency
  * HoldExpired        holdId, accountId, amount, amountMinor, currency
  * HoldMarkedUnknown  holdId, accountId, amount, amountMinor, currency
+ * AccountFrozen      accountId, currency, creditsFrozen (false: debits only)
+ * AccountUnfrozen    accountId, currency
+ * AccountClosed      accountId, currency
  * </pre>
  * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
  * A member with nothing to say is {@code null}, never left out ({@code reference}, {@code metadata}), so a
@@ -53,6 +56,9 @@ final class EventPayloads
         switch (type)
         {
             case ACCOUNT_CREATED:
+            case ACCOUNT_FROZEN:
+            case ACCOUNT_UNFROZEN:
+            case ACCOUNT_CLOSED:
                 out.text("account").beginTextField().appendLong(b.eventSubject[i]).endField();
                 break;
             case TRANSFER_POSTED:
@@ -90,6 +96,16 @@ final class EventPayloads
                 out.appendAscii(",\"subBalances\":").appendLong(b.eventExtra[i]);
                 out.appendAscii(",\"debitsMustNotExceedCredits\":").appendAscii(b.eventAuxInt[i] != 0 ? "true" : "false");
                 out.appendAscii(",\"overdraftLimitMinor\":").appendLong(b.eventAuxLong[i]);
+                break;
+            case ACCOUNT_FROZEN:
+                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                currency(out, b.eventCurrency[i]);
+                out.appendAscii(",\"creditsFrozen\":").appendAscii(b.eventExtra[i] != 0 ? "true" : "false");
+                break;
+            case ACCOUNT_UNFROZEN:
+            case ACCOUNT_CLOSED:
+                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                currency(out, b.eventCurrency[i]);
                 break;
             case TRANSFER_REVERSED:
                 out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo);

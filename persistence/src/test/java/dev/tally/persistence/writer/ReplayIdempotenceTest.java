@@ -2,6 +2,8 @@ package dev.tally.persistence.writer;
 
 import dev.tally.ledger.Ledger;
 import dev.tally.ledger.LedgerConfig;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.result.ResultCode;
 import dev.tally.persistence.LedgerScenario;
 import dev.tally.persistence.MixedWorkload;
 import dev.tally.persistence.PostgresFixture;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -93,6 +96,80 @@ class ReplayIdempotenceTest
             assertTrue(writer.deduplicatedBatches() > 0, "direct COPY met the rows above the watermark and fell back");
             assertEquals(before, counts(db), "ON CONFLICT DO NOTHING: no duplicate rows");
             assertEquals(List.of(), new Verifier(replayed, db.dataSource()).verify().differences());
+        }
+    }
+
+    @Test
+    void shouldWriteEachAccountsLastStatusAndKeepItThroughADeduplicatingReplay() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        final LedgerScenario s;
+        final long beforeLifecycle;
+        try (LedgerWriter writer = LedgerWriter.create(db, testConfig()))
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            s.tenant(1);
+            s.createAccount(1, 1, false, 0);
+            s.createAccount(2, 1, true, 0);
+            s.createAccount(3, 4, true, 0);
+            s.transfer(1, 2, 500, null);
+            beforeLifecycle = s.ledger.lastJournalIndex();
+            assertEquals(ResultCode.OK, s.lifecycle(CommandType.FREEZE_ACCOUNT_ALL, 2).code);
+            assertEquals(ResultCode.OK, s.lifecycle(CommandType.UNFREEZE_ACCOUNT, 2).code);
+            assertEquals(ResultCode.OK, s.lifecycle(CommandType.FREEZE_ACCOUNT, 2).code);
+            assertEquals(ResultCode.OK, s.lifecycle(CommandType.CLOSE_ACCOUNT, 3).code);
+            assertEquals(ResultCode.ACCOUNT_NOT_EMPTY, s.lifecycle(CommandType.CLOSE_ACCOUNT, 2).code);
+            s.tenant(2);
+            s.createAccount(2, 1, true, 0);                        // the same id in another tenant stays active
+            assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)));
+            assertNull(writer.failure());
+        }
+        final Map<String, Long> before = counts(db);
+        assertEquals("1/2 frozen false|1/3 closed false|2/2 active false", statuses(db));
+        assertEquals(2L, count(db, "SELECT count(*) FROM outbox WHERE event_type = 'AccountFrozen' AND aggregate_type = 'account'"));
+        assertEquals(1L, count(db, "SELECT count(*) FROM outbox WHERE event_type = 'AccountUnfrozen'"));
+        assertEquals(1L, count(db, "SELECT count(*) FROM outbox WHERE event_type = 'AccountClosed'"));
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
+        {
+            // rows written, watermark moved back to before the lifecycle: a restart replays it deduplicating
+            st.executeUpdate("UPDATE ledger_watermark SET journal_index = " + beforeLifecycle);
+        }
+        try (LedgerWriter writer = LedgerWriter.create(db, testConfig()))
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            final Ledger replayed = LedgerScenario.replay(s.journal(), LedgerConfig.small(), recorder::onUnit);
+            assertTrue(writer.awaitWatermark(replayed.lastJournalIndex(), Duration.ofSeconds(30)));
+            assertNull(writer.failure());
+            assertEquals(before, counts(db), "no duplicate rows");
+            assertEquals("1/2 frozen false|1/3 closed false|2/2 active false", statuses(db));
+            assertEquals(List.of(), new Verifier(replayed, db.dataSource()).verify().differences());
+        }
+    }
+
+    private static String statuses(final Database db) throws SQLException
+    {
+        final StringBuilder out = new StringBuilder();
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT tenant_id, account_id, status, credits_frozen FROM accounts" +
+                 " WHERE account_id IN (2, 3) ORDER BY 1, 2"))
+        {
+            while (rs.next())
+            {
+                out.append(out.length() == 0 ? "" : "|").append(rs.getLong(1)).append('/').append(rs.getLong(2)).append(' ')
+                    .append(rs.getString(3)).append(' ').append(rs.getBoolean(4));
+            }
+        }
+        return out.toString();
+    }
+
+    private static long count(final Database db, final String sql) throws SQLException
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
+        {
+            return one(st, sql);
         }
     }
 

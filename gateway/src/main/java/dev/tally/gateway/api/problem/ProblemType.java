@@ -72,7 +72,13 @@ public enum ProblemType
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", "Idempotency-Key reused", 422),
     CAPACITY_EXCEEDED("capacity-exceeded", "Capacity exceeded", 503),
     REFERENCE_CHECK_UNAVAILABLE("reference-check-unavailable", "Reference check unavailable", 503),
-    COLD_INDEX_UNAVAILABLE("cold-index-unavailable", "Cold index unavailable", 503);
+    COLD_INDEX_UNAVAILABLE("cold-index-unavailable", "Cold index unavailable", 503),
+    /** An account the operation debits (or credits, under a freeze of credits too) is frozen; {@code accountId} names it. */
+    ACCOUNT_FROZEN("account-frozen", "Account frozen", 422),
+    /** An account the operation moves or reserves money on, freezes or closes, is closed; {@code accountId} names it. */
+    ACCOUNT_CLOSED("account-closed", "Account closed", 422),
+    /** The account to close has posted or held money (an open hold); {@code accountId} names it. */
+    ACCOUNT_NOT_EMPTY("account-not-empty", "Account not empty", 422);
 
     /** Every type URI starts with this; the slug follows. */
     public static final String URI_PREFIX = "https://tally.dev/problems/";
@@ -143,6 +149,9 @@ public enum ProblemType
             case REFERENCE_CHECK_UNAVAILABLE: return REFERENCE_CHECK_UNAVAILABLE;
             case COLD_INDEX_UNAVAILABLE: return COLD_INDEX_UNAVAILABLE;
             case INVALID_AMOUNT: return INVALID_AMOUNT;
+            case ACCOUNT_FROZEN: return ACCOUNT_FROZEN;
+            case ACCOUNT_CLOSED: return ACCOUNT_CLOSED;
+            case ACCOUNT_NOT_EMPTY: return ACCOUNT_NOT_EMPTY;
             default: throw new IllegalArgumentException("not a rejection: " + code);
         }
     }

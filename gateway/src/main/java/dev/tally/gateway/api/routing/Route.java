@@ -25,6 +25,10 @@ public enum Route
     GET_HOLD("GET", "/v1/holds/{id}", null),
     CAPTURE_HOLD("POST", "/v1/holds/{id}/capture", CommandType.CAPTURE_HOLD),
     VOID_HOLD("POST", "/v1/holds/{id}/void", CommandType.VOID_HOLD),
+    /** The command type is the debits-only freeze; a body with {@code "credits": true} makes it {@code FREEZE_ACCOUNT_ALL}. */
+    FREEZE_ACCOUNT("POST", "/v1/accounts/{id}/freeze", CommandType.FREEZE_ACCOUNT),
+    UNFREEZE_ACCOUNT("POST", "/v1/accounts/{id}/unfreeze", CommandType.UNFREEZE_ACCOUNT),
+    CLOSE_ACCOUNT("POST", "/v1/accounts/{id}/close", CommandType.CLOSE_ACCOUNT),
     /** Each operation carries its own idempotency key: the request needs no {@code Idempotency-Key} header. */
     BATCH("POST", "/v1/batch", null),
     HEALTH("GET", "/health", null),
