@@ -66,6 +66,7 @@ public final class ReadModelQueries implements AutoCloseable
     static final long STATEMENT_STALL_MAX_MS = 30_000;
     private static final Logger LOG = LoggerFactory.getLogger(ReadModelQueries.class);
     private static final JsonFactory JSON = new JsonFactory();
+    private static final Problem NO_SUCH_ACCOUNT = new Problem(ProblemType.NOT_FOUND, "No such account in the read model.");
     private static final int QUEUE_MAX = 1_024;
     /**
      * How long a read of a transfer with metadata waits for the writer to reach it, from the request's arrival here.
@@ -162,12 +163,11 @@ public final class ReadModelQueries implements AutoCloseable
             final int digits = accountDigits(tenantId, accountId);
             if (digits < 0)
             {
-                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
+                problem(hole, channel, keepAlive, NO_SUCH_ACCOUNT);
                 return;
             }
             final List<EntryRow> rows = readModel.entries(tenantId, accountId, page.after(), page.limit());
-            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 200);
-            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            fillJson(hole, channel, keepAlive, 256 + rows.size() * 200, json ->
             {
                 json.writeStartObject();
                 json.writeNumberField("accountId", accountId);
@@ -191,13 +191,7 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStringField("next", rows.get(rows.size() - 1).id().toString());
                 }
                 json.writeEndObject();
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                body.release();   // not written: the failure's 503 fills the hole instead
-                throw ex;
-            }
-            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+            });
         });
     }
 
@@ -713,8 +707,7 @@ public final class ReadModelQueries implements AutoCloseable
         {
             final AccountsFilter filter = ReadQuery.accounts(query);
             final List<AccountRow> rows = readModel.accounts(tenantId, filter);
-            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 300);
-            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
+            fillJson(hole, channel, keepAlive, 256 + rows.size() * 300, json ->
             {
                 json.writeStartObject();
                 json.writeArrayFieldStart("accounts");
@@ -739,13 +732,7 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStringField("next", Long.toString(rows.get(rows.size() - 1).accountId()));
                 }
                 json.writeEndObject();
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                body.release();   // not written: the failure's 503 fills the hole instead
-                throw ex;
-            }
-            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+            });
         });
     }
 
@@ -767,12 +754,11 @@ public final class ReadModelQueries implements AutoCloseable
             final AccountTransfersFilter filter = ReadQuery.accountTransfers(query);
             if (accountDigits(tenantId, accountId) < 0)
             {
-                problem(hole, channel, keepAlive, new Problem(ProblemType.NOT_FOUND, "No such account in the read model."));
+                problem(hole, channel, keepAlive, NO_SUCH_ACCOUNT);
                 return;
             }
             final List<AccountTransferRow> rows = readModel.accountTransfers(tenantId, accountId, filter);
-            final ByteBuf body = channel.alloc().buffer(256 + rows.size() * 400);
-            try
+            fill(hole, channel, keepAlive, 256 + rows.size() * 400, body ->
             {
                 ascii(body, "{\"accountId\":" + accountId + ",\"transfers\":[");
                 final ResponseRenderer renderer = RENDERERS.get();
@@ -791,13 +777,56 @@ public final class ReadModelQueries implements AutoCloseable
                     ascii(body, ",\"next\":\"" + rows.get(rows.size() - 1).entryId() + "\"");
                 }
                 ascii(body, "}");
-            }
-            catch (final RuntimeException ex)
+            });
+        });
+    }
+
+    /** Writes a reply body. */
+    @FunctionalInterface
+    private interface BodyWriter
+    {
+        void write(ByteBuf body) throws IOException;
+    }
+
+    /** Writes a JSON reply body through a generator. */
+    @FunctionalInterface
+    private interface JsonWriter
+    {
+        void write(JsonGenerator json) throws IOException;
+    }
+
+    /**
+     * Fills {@code hole} with a 200 whose body {@code writer} writes into a buffer of about {@code sizeHint} bytes; when
+     * it fails the buffer is released and the failure's 503 fills the hole instead.
+     */
+    private static void fill(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final int sizeHint, final BodyWriter writer)
+        throws IOException
+    {
+        final ByteBuf body = channel.alloc().buffer(sizeHint);
+        try
+        {
+            writer.write(body);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            body.release();
+            throw ex;
+        }
+        HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
+    }
+
+    /** {@link #fill} with a JSON generator over the body. */
+    private static void fillJson(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final int sizeHint, final JsonWriter writer)
+        throws IOException
+    {
+        fill(hole, channel, keepAlive, sizeHint, body ->
+        {
+            try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
             {
-                body.release();   // not written: the failure's 503 fills the hole instead
-                throw ex;
+                writer.write(json);
             }
-            HttpReplies.fill(hole, 200, "application/json", body, keepAlive, 0);
         });
     }
 
