@@ -209,6 +209,7 @@ final class Postings
         final int position = originalIndex < 0 ? -1 : transfers.find(originalIndex);
         final int broughtBack = position >= 0 || originalIndex < 0 ? -1 : coldTransfers.find(originalIndex);
         final long[] original = originalRecord;
+        final boolean journaledFromCold = c.coldTransferFound && TransferTable.recordIndex(c.coldTransfer) == originalIndex;
         if (position >= 0)
         {
             transfers.copyCold(position, original);
@@ -217,11 +218,11 @@ final class Postings
         {
             coldTransfers.copy(broughtBack, original);
         }
-        else if (c.coldTransferFound && TransferTable.recordIndex(c.coldTransfer) == originalIndex)
+        else if (journaledFromCold)
         {
             System.arraycopy(c.coldTransfer, 0, original, 0, LedgerLimits.COLD_TRANSFER_LONGS);
         }
-        if ((position < 0 && broughtBack < 0 && !(c.coldTransferFound && TransferTable.recordIndex(c.coldTransfer) == originalIndex)) ||
+        if ((position < 0 && broughtBack < 0 && !journaledFromCold) ||
             TransferTable.recordTenant(original) != c.tenantId ||
             TransferTable.recordKind(original) == TransferKind.REVERSAL ||
             Uuid7.hi(TransferTable.recordTimestampNs(original), Uuid7.KIND_TRANSFER) != c.targetIdHi ||

@@ -147,15 +147,7 @@ final class QueryParams
         /** @return why {@code query} names no valid period, or null. */
         static String invalid(final String query)
         {
-            try
-            {
-                parse(query);
-                return null;
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                return ex.getMessage();
-            }
+            return ReadQuery.invalid(query, Period::parse);
         }
     }
 
@@ -177,15 +169,7 @@ final class QueryParams
         /** @return why {@code query} names no valid point, or null (valid, or no point at all). */
         static String invalid(final String query)
         {
-            try
-            {
-                parse(query);
-                return null;
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                return ex.getMessage();
-            }
+            return ReadQuery.invalid(query, Point::parse);
         }
     }
 }
