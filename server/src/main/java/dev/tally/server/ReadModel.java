@@ -40,7 +40,14 @@ import org.slf4j.LoggerFactory;
 public final class ReadModel implements ReadModelAccess, AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
-    private static final Duration DRAIN_WAIT_MAX = Duration.ofSeconds(10);
+    /**
+     * A stop waits for the writer as long as it moves: it gives up when the watermark stood still for
+     * {@link #DRAIN_STALL_MAX}, or after {@link #DRAIN_WAIT_MAX} in all. A writer near its lag bound under batch load
+     * is a few hundred thousand transfers (tens of seconds) behind, and a stop that leaves it short makes the final
+     * snapshot unusable as a start point: the next start then replays from an older one.
+     */
+    private static final Duration DRAIN_STALL_MAX = Duration.ofSeconds(10);
+    private static final Duration DRAIN_WAIT_MAX = Duration.ofMinutes(5);
 
     private final EmbeddedDatabase embedded;
     /** Restarts the embedded PostgreSQL when it dies; null with {@code --db-url}. */
@@ -233,13 +240,26 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
         return database;
     }
 
-    /** Lets the writer catch up with {@code journalIndex} (bounded), then stops it and the database. */
+    /**
+     * Lets the writer catch up with {@code journalIndex} while it makes progress ({@link #DRAIN_STALL_MAX}, at most
+     * {@link #DRAIN_WAIT_MAX}), then stops it and the database.
+     */
     public void close(final long journalIndex)
     {
-        if (!writer.awaitWatermark(journalIndex, DRAIN_WAIT_MAX))
+        final long startNs = System.nanoTime();
+        long before = writer.watermark();
+        while (!writer.awaitWatermark(journalIndex, DRAIN_STALL_MAX))
         {
-            LOG.warn("PostgreSQL writer stopped at {} before reaching {}: the next start replays the rest", writer.watermark(),
-                journalIndex);
+            final long now = writer.watermark();
+            final Duration waited = Duration.ofNanos(System.nanoTime() - startNs);
+            if (now == before || writer.failure() != null || waited.compareTo(DRAIN_WAIT_MAX) >= 0)
+            {
+                LOG.warn("PostgreSQL writer stopped at {} before reaching {} (waited {} s): the next start replays the rest",
+                    now, journalIndex, waited.toSeconds());
+                break;
+            }
+            LOG.info("stopping: PostgreSQL writer at {} of {}, still draining ({} s so far)", now, journalIndex, waited.toSeconds());
+            before = now;
         }
         close();
     }
