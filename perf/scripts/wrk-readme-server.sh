@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-30}; connections=${2:-64}; customers=${3:-10000}; threads=${4:-1}
 port=8080; key=demo-secret-key; url=http://127.0.0.1:$port
 data=$(mktemp -d /tmp/tally-wrk-XXXXXX)
-java -XX:+UseParallelGC -jar server/target/tally.jar serve --port $port --data-dir "$data" --api-key demo:$key > "$data.log" 2>&1 &
+java -Xmx2g -XX:+UseParallelGC -jar server/target/tally.jar serve --port $port --data-dir "$data" --api-key demo:$key > "$data.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$data" "$data.log"' EXIT
 until curl -sf $url/ready > /dev/null; do
