@@ -1,8 +1,11 @@
 package dev.tally.server.it;
 
+import dev.tally.server.TallyServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -209,6 +212,26 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertTrue(events.get(1).contains("\"metadata\": {\"team\": \"risk\"}"), events::toString);
         assertTrue(events.get(2).contains("\"metadata\": null"), events::toString);
         assertTrue(events.get(3).contains("\"accountId\": " + id), events::toString);
+    }
+
+    @Test
+    void shouldTakeAndEchoMetadataWithoutAReadModelButNotGiveItBack(@TempDir final Path withoutReadModel) throws Exception
+    {
+        try (TallyServer bare = Servers.start(withoutReadModel))
+        {
+            final TallyClient journalOnly = Servers.client(bare);
+            final Reply created = journalOnly.post("/v1/accounts", "bare-1", "{\"id\":1,\"currency\":\"TRY\",\"metadata\":{\"team\":\"ops\"}}");
+            assertEquals(201, created.status(), created::toString);
+            assertTrue(created.body().contains("\"metadata\":{\"team\":\"ops\"}"), created::toString);
+            final Reply updated = put(journalOnly, 1, "bare-put", "{\"metadata\":{\"team\":\"risk\"}}");
+            assertEquals(200, updated.status(), updated::toString);
+            assertTrue(updated.body().contains("\"metadata\":{\"team\":\"risk\"}"), updated::toString);
+
+            final Reply read = journalOnly.get("/v1/accounts/1");
+            assertEquals(200, read.status(), read::toString);
+            assertFalse(read.json().has("metadata"), "memory keeps only that it has some, and there is no read model to ask");
+            assertEquals(503, journalOnly.get("/v1/accounts?metadata=team:risk").status(), "the listing needs the read model");
+        }
     }
 
     private Reply created(final long id)
