@@ -1,11 +1,17 @@
 package dev.tally.server.it;
 
+import dev.tally.persistence.read.LedgerReads;
 import dev.tally.server.TallyServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -212,6 +218,42 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertTrue(events.get(1).contains("\"metadata\": {\"team\": \"risk\"}"), events::toString);
         assertTrue(events.get(2).contains("\"metadata\": null"), events::toString);
         assertTrue(events.get(3).contains("\"accountId\": " + id), events::toString);
+    }
+
+    @Test
+    void shouldTakeARareMetadataMembersRowsFromTheGinIndexNotAWalkOfTheTenantsAccounts() throws Exception
+    {
+        try (Connection c = server.readModel().database().dataSource().getConnection())
+        {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement())
+            {
+                // a tenant of 20,000 accounts, one in a thousand in the squad asked for; rolled back below, statistics included
+                s.execute("INSERT INTO accounts (tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits," +
+                    " overdraft_limit_minor, journal_index, created_at, metadata) SELECT 99, g, 'TRY', 1, true, 0, 1, now()," +
+                    " CASE WHEN g % 1000 = 0 THEN '{\"squad\": \"rare\"}'::jsonb END FROM generate_series(1, 20000) g");
+                s.execute("ANALYZE accounts");
+            }
+            final StringBuilder plan = new StringBuilder();
+            try (PreparedStatement s = c.prepareStatement("EXPLAIN " + LedgerReads.accountsSql(false, 1)))
+            {
+                s.setLong(1, 99L);
+                s.setLong(2, 0L);
+                s.setObject(3, "-infinity", Types.OTHER);
+                s.setObject(4, "infinity", Types.OTHER);
+                s.setString(5, "{\"squad\":\"rare\"}");
+                s.setInt(6, 100);
+                try (ResultSet rs = s.executeQuery())
+                {
+                    while (rs.next())
+                    {
+                        plan.append(rs.getString(1)).append('\n');
+                    }
+                }
+            }
+            c.rollback();
+            assertTrue(plan.toString().contains("Bitmap Index Scan on accounts_metadata"), plan::toString);
+        }
     }
 
     @Test
