@@ -239,6 +239,7 @@ public final class Ledger
             case FREEZE_ACCOUNT_ALL: postings.freezeAccount(c, r, true); break;
             case UNFREEZE_ACCOUNT: postings.unfreezeAccount(c, r); break;
             case CLOSE_ACCOUNT: postings.closeAccount(c, r); break;
+            case UPDATE_ACCOUNT_METADATA: postings.updateAccountMetadata(c, r); break;
             default: r.code = ResultCode.INVALID_COMMAND;
         }
     }

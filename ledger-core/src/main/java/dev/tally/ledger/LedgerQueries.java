@@ -40,6 +40,7 @@ final class LedgerQueries
     {
         final int slot = accounts.slotOf(accountId, tenantId);
         out.found = slot >= 0;
+        out.asOfJournalIndex = state.lastJournalIndex;
         return slot < 0 ? out : copyAccount(slot, out);
     }
 
@@ -63,6 +64,7 @@ final class LedgerQueries
         out.debitsMustNotExceedCredits = accounts.isConstrained(slot);
         out.overdraftLimitMinor = accounts.overdraftLimit(slot);
         out.status = accounts.status(slot);
+        out.hasMetadata = accounts.hasMetadata(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
             out.postedMinor[i] = accounts.subPosted(slot, i);

@@ -72,7 +72,7 @@ final class Postings
         if (c.accountId <= 0 || c.subBalances < 1 || c.subBalances > LedgerLimits.SUB_BALANCES_MAX ||
             CurrencyCode.minorDigits(c.currency) < 0 || c.overdraftLimitMinor < 0 ||
             c.overdraftLimitMinor > OVERDRAFT_LIMIT_MAX_MINOR ||
-            (c.overdraftLimitMinor > 0 && (!c.debitsMustNotExceedCredits || c.subBalances != 1)))
+            (c.overdraftLimitMinor > 0 && (!c.debitsMustNotExceedCredits || c.subBalances != 1)) || !hasValidMetadata(c))
         {
             r.code = ResultCode.INVALID_COMMAND;
             return;
@@ -93,8 +93,13 @@ final class Postings
         {
             effects.balance(c.journalIndex, c.tenantId, c.accountId, i, 0, 0);
         }
+        if (c.metadataLength > 0)
+        {
+            accounts.restoreHasMetadata(slot, true);   // no undo record of its own: undoing the account's creation removes it
+        }
         event(EventType.ACCOUNT_CREATED, c, c.accountId, c.accountId, 0, 0, c.currency, c.subBalances);
         effects.eventAccountRules(c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
+        eventMetadata(c);
     }
 
     void transfer(final Command c, final Result r)
@@ -103,8 +108,7 @@ final class Postings
         r.accountB = c.creditAccountId;
         r.amountMinor = c.amountMinor;
         r.currency = c.currency;
-        if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX ||
-            c.metadataLength < 0 || c.metadataLength > c.metadata.array().length)   // array: reserved up to the limit
+        if (c.amountMinor <= 0 || c.referenceLength < 0 || c.referenceLength > LedgerLimits.REFERENCE_LENGTH_MAX || !hasValidMetadata(c))
         {
             r.code = ResultCode.INVALID_COMMAND;
             return;
@@ -184,6 +188,18 @@ final class Postings
         {
             effects.eventReference(c.reference, c.referenceLength);
         }
+        eventMetadata(c);
+    }
+
+    /** @return true when the command's metadata length is one its array holds (reserved up to the limit), 0 included. */
+    private static boolean hasValidMetadata(final Command c)
+    {
+        return c.metadataLength >= 0 && c.metadataLength <= c.metadata.array().length;
+    }
+
+    /** Gives the event appended last the command's metadata, if it has any: the ledger hands it on and does not keep it. */
+    private void eventMetadata(final Command c)
+    {
         if (c.metadataLength > 0)
         {
             effects.eventMetadata(c.metadata.array(), c.metadataLength);
@@ -502,7 +518,31 @@ final class Postings
     }
 
     /**
-     * Finds the account a freeze, unfreeze or close names: @return its slot, or -1 with the rejection in {@code r}
+     * Replaces an account's metadata with the command's; a command without metadata removes it. The ledger keeps only
+     * whether the account has some (so that a read knows to ask PostgreSQL for it), and hands the bytes on with the event,
+     * which every applied update emits: memory cannot tell an unchanged value from a new one. A closed account refuses
+     * it, as it refuses every other change.
+     */
+    void updateAccountMetadata(final Command c, final Result r)
+    {
+        if (!hasValidMetadata(c))
+        {
+            r.accountA = c.accountId;
+            r.code = ResultCode.INVALID_COMMAND;
+            return;
+        }
+        final int slot = lifecycleTarget(c, r);
+        if (slot < 0)
+        {
+            return;
+        }
+        accounts.setHasMetadata(slot, c.metadataLength > 0);
+        event(EventType.ACCOUNT_METADATA_UPDATED, c, c.accountId, c.accountId, 0, 0, accounts.currency(slot), 0);
+        eventMetadata(c);
+    }
+
+    /**
+     * Finds the account a freeze, unfreeze, close or metadata update names: @return its slot, or -1 with the rejection in {@code r}
      * (unknown or another tenant's, or already closed).
      */
     private int lifecycleTarget(final Command c, final Result r)

@@ -30,7 +30,8 @@ final class UnitOfWork
      * Undo records one atomic operation may need at most: one per sub-balance it changes (a sub-balance is recorded
      * once per command, see {@code Accounts}), all 64 of one account plus the credited one, and at most three more: a
      * transfer, capture or reversal adds its transfer and one of a reference, a removed hold or a reversed amount, and
-     * its key is stored. A hold or void needs 66 at most, opening an account, marking a hold unknown, freezing, unfreezing or closing an account 2.
+     * its key is stored. A hold or void needs 66 at most; opening an account, marking a hold unknown, freezing, unfreezing
+     * or closing an account, or updating its metadata, 2.
      */
     static final int UNDO_PER_OPERATION_MAX = LedgerLimits.SUB_BALANCES_MAX + 1 + 3;
     /**
@@ -227,6 +228,7 @@ final class UnitOfWork
                 case UndoLog.HOLD_REMOVED: state.holds.undoRemove((int)a, (byte)b); break;
                 case UndoLog.HOLD_STATUS: state.holds.undoStatus((int)a, (byte)b); break;
                 case UndoLog.ACCOUNT_STATUS: state.accounts.restoreStatus((int)a, (int)b); break;
+                case UndoLog.ACCOUNT_METADATA: state.accounts.restoreHasMetadata((int)a, b != 0); break;
                 case UndoLog.KEY_ADDED:
                     if (!failureStored)
                     {

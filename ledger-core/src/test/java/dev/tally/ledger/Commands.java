@@ -106,6 +106,28 @@ final class Commands
         return seal(c);
     }
 
+    /** An ordinary account created with metadata ({@code json}, canonical). */
+    Command createAccountWithMetadata(final String key, final long accountId, final String json)
+    {
+        final Command c = createAccount(key, accountId);
+        return seal(withMetadata(c, json));
+    }
+
+    /** Replaces the account's metadata with {@code json} (canonical; null removes it). */
+    Command updateMetadata(final String key, final long accountId, final String json)
+    {
+        final Command c = next(CommandType.UPDATE_ACCOUNT_METADATA, key);
+        c.currency = 0;
+        c.accountId = accountId;
+        return seal(withMetadata(c, json));
+    }
+
+    private static Command withMetadata(final Command c, final String json)
+    {
+        final byte[] bytes = json == null ? new byte[0] : json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return c.metadata(bytes, bytes.length);
+    }
+
     // ---- transfers ----
 
     Command transfer(final String key, final long debitAccountId, final long creditAccountId, final long amountMinor)
@@ -356,6 +378,10 @@ final class Commands
         for (int i = 0; i < c.referenceLength; i++)
         {
             digest.add(c.reference[i]);
+        }
+        for (int i = 0; i < c.metadataLength; i++)
+        {
+            digest.add(c.metadata.array()[i]);
         }
         return digest.value();
     }

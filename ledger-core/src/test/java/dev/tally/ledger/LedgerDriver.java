@@ -2,7 +2,11 @@ package dev.tally.ledger;
 
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.command.Command;
+import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.result.Result;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A real {@link Ledger} with a {@link Commands} builder, for scenario tests: it copies every result out
@@ -16,6 +20,9 @@ final class LedgerDriver
 
     final Commands commands = new Commands();
     final Ledger ledger;
+    private final LedgerConfig config;
+    /** Every command applied through this driver, in order: its journal. */
+    private final List<Command> applied = new ArrayList<>();
 
     LedgerDriver()
     {
@@ -24,12 +31,39 @@ final class LedgerDriver
 
     LedgerDriver(final LedgerConfig config)
     {
+        this.config = config;
         ledger = new Ledger(config);
+    }
+
+    /** @return a ledger restored from a snapshot image of this one, as a restart finds it. */
+    Ledger restoredCopy()
+    {
+        final StateImage image = new StateImage();
+        ledger.copyTo(image);
+        return Ledger.restore(config, image);
+    }
+
+    /** @return a fresh ledger that applied every command this driver applied, in order, as a replay of its journal does. */
+    Ledger replayed()
+    {
+        return replayOf(applied);
+    }
+
+    /** @return a fresh ledger of this one's configuration that applied {@code journal}, in order, as a replay does. */
+    Ledger replayOf(final Iterable<Command> journal)
+    {
+        final Ledger replayed = new Ledger(config);
+        for (final Command c : journal)
+        {
+            replayed.apply(c);
+        }
+        return replayed;
     }
 
     /** Applies one command; @return a copy of its result. */
     Result apply(final Command c)
     {
+        applied.add(c);
         return new Result().copyFrom(ledger.apply(c));
     }
 
@@ -38,6 +72,7 @@ final class LedgerDriver
     {
         for (final Command c : operations)
         {
+            applied.add(c);
             ledger.apply(c);
         }
         final Result[] results = new Result[operations.length];

@@ -3,7 +3,6 @@ package dev.tally.ledger;
 import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.effect.EventType;
-import dev.tally.ledger.image.StateImage;
 import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.result.Result;
 import dev.tally.ledger.result.ResultCode;
@@ -264,14 +263,8 @@ class LedgerLifecycleTest
         apply(cmd.close("close", BOB));
         assertNotEquals(activeHash, d.businessDigest(), "the status is state");
 
-        final StateImage image = new StateImage();
-        d.ledger.copyTo(image);
-        final Ledger restored = Ledger.restore(LedgerDriver.CONFIG, image);
-        final Ledger replayed = new Ledger(LedgerDriver.CONFIG);
-        for (final Command c : journal)
-        {
-            replayed.apply(c);
-        }
+        final Ledger restored = d.restoredCopy();
+        final Ledger replayed = d.replayOf(journal);
 
         assertEquals(d.ledger.stateHash(), restored.stateHash());
         assertEquals(d.ledger.stateHash(), replayed.stateHash());

@@ -106,12 +106,14 @@ public final class LedgerScenario
             c.referenceHi = digest(0x52454648, reference);
             c.referenceLo = digest(0x5245464C, reference);
         }
-        if (metadata != null)
-        {
-            final byte[] json = metadata.getBytes(StandardCharsets.UTF_8);
-            c.metadata(json, json.length);
-        }
-        return seal(c);
+        return seal(withMetadata(c, metadata));
+    }
+
+    /** Gives {@code c} the metadata, canonical JSON object text as the gateway would journal it; null for none. */
+    private static Command withMetadata(final Command c, final String metadata)
+    {
+        final byte[] json = metadata == null ? new byte[0] : metadata.getBytes(StandardCharsets.UTF_8);
+        return c.metadata(json, json.length);
     }
 
     public Command holdCommand(final long account, final long amountMinor, final long timeoutMs)
@@ -128,6 +130,21 @@ public final class LedgerScenario
     public Result createAccount(final long id, final int subBalances, final boolean constrained, final long overdraftMinor)
     {
         return apply(account(id, subBalances, constrained, overdraftMinor));
+    }
+
+    /** Creates an ordinary account with metadata (canonical JSON object text). */
+    public Result createAccount(final long id, final String metadata)
+    {
+        return apply(seal(withMetadata(account(id, 1, true, 0), metadata)));
+    }
+
+    /** Replaces the metadata of an account of the current tenant (canonical JSON object text; null removes it). */
+    public Result updateMetadata(final long accountId, final String metadata)
+    {
+        final Command c = next(CommandType.UPDATE_ACCOUNT_METADATA);
+        c.currency = 0;
+        c.accountId = accountId;
+        return apply(seal(withMetadata(c, metadata)));
     }
 
     public Result transfer(final long debit, final long credit, final long amountMinor, final String reference)

@@ -194,6 +194,12 @@ public final class ReadModel implements ReadModelAccess, AutoCloseable
     }
 
     @Override
+    public Optional<String> accountMetadata(final long tenantId, final long accountId) throws SQLException
+    {
+        return reads.accountMetadata(tenantId, accountId);
+    }
+
+    @Override
     public List<AccountRow> accounts(final long tenantId, final AccountsFilter filter) throws SQLException
     {
         return reads.accounts(tenantId, filter);

@@ -171,6 +171,10 @@ final class BodyFields
             case CLOSE:
                 c.accountId = accountId;
                 break;
+            case ACCOUNT_METADATA:
+                c.accountId = accountId;
+                c.metadata(metadata, metadataLength);
+                break;
             default:
                 throw new IllegalArgumentException("no body rules for " + operation);
         }
@@ -196,6 +200,7 @@ final class BodyFields
         c.accountId = id;
         c.subBalances = subBalances;
         c.debitsMustNotExceedCredits = debitsMustNotExceedCredits;
+        c.metadata(metadata, metadataLength);
         if (!has(BodyField.OVERDRAFT_LIMIT))
         {
             c.overdraftLimitMinor = 0;

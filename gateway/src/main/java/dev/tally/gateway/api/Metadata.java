@@ -10,9 +10,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A transfer's {@code metadata}: the client's own labels (an order id, a customer id, a channel), as a flat JSON
- * object of string members, brought into one canonical form that everything after the gateway treats as opaque
- * bytes: the journal, the fingerprint, the reply, PostgreSQL ({@code transfers.metadata}) and the outbox event.
+ * A transfer's or an account's {@code metadata}: the client's own labels (an order id, a customer id, a team), as a flat
+ * JSON object of string members, brought into one canonical form that everything after the gateway treats as opaque
+ * bytes: the journal, the fingerprint, the reply, PostgreSQL ({@code transfers.metadata}, {@code accounts.metadata}) and
+ * the outbox event.
  *
  * <p>Rules (what a payments API usually allows, sized so the canonical form fits
  * {@link LedgerLimits#METADATA_LENGTH_MAX} bytes): at most {@value #MEMBERS_MAX} members; names of 1 to
@@ -28,7 +29,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Metadata
 {
-    static final int MEMBERS_MAX = 20;
+    /** Members an object holds at most (a listing's filter takes no more either). */
+    public static final int MEMBERS_MAX = 20;
     static final int NAME_LENGTH_MAX = 40;
     static final int VALUE_LENGTH_MAX = 500;
 
@@ -121,6 +123,27 @@ public final class Metadata
         {
             throw new IllegalStateException("stored metadata is not canonicalisable: " + json, ex);
         }
+    }
+
+    /**
+     * @return the canonical one-member object {@code {"name":"value"}} that a listing's metadata filter matches by
+     *         containment, held to the rules of a member of a body's metadata.
+     * @throws IllegalArgumentException naming what is wrong with the member.
+     */
+    public static String memberOf(final String name, final String value)
+    {
+        try
+        {
+            checkName(name);
+            checkValue(name, value);
+        }
+        catch (final Invalid invalid)
+        {
+            throw new IllegalArgumentException("metadata " + invalid.getMessage(), invalid);
+        }
+        final StringBuilder member = new StringBuilder(name.length() + value.length() + 8).append("{\"").append(name).append("\":\"");
+        escape(value, member);
+        return member.append("\"}").toString();
     }
 
     private static void checkName(final String name) throws Invalid

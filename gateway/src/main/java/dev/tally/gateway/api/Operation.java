@@ -29,7 +29,7 @@ import static dev.tally.gateway.api.BodyField.mask;
 enum Operation
 {
     ACCOUNT("account", CommandType.CREATE_ACCOUNT, true,
-        mask(ID, CURRENCY, SUB_BALANCES, DEBITS_MUST_NOT_EXCEED_CREDITS, OVERDRAFT_LIMIT), mask(ID, CURRENCY), -1, null),
+        mask(ID, CURRENCY, SUB_BALANCES, DEBITS_MUST_NOT_EXCEED_CREDITS, OVERDRAFT_LIMIT, METADATA), mask(ID, CURRENCY), -1, null),
     TRANSFER("transfer", CommandType.TRANSFER, true,
         mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY, REFERENCE, METADATA), mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY),
         -1, null),
@@ -46,7 +46,9 @@ enum Operation
      */
     FREEZE("freeze", CommandType.FREEZE_ACCOUNT, false, mask(ACCOUNT_ID, CREDITS), mask(ACCOUNT_ID), -1, null),
     UNFREEZE("unfreeze", CommandType.UNFREEZE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null),
-    CLOSE("close", CommandType.CLOSE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null);
+    CLOSE("close", CommandType.CLOSE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null),
+    /** Replaces an account's metadata ({@code {}} removes it); the account is in the path, or {@code accountId} in a batch. */
+    ACCOUNT_METADATA("metadata", CommandType.UPDATE_ACCOUNT_METADATA, true, mask(ACCOUNT_ID, METADATA), mask(ACCOUNT_ID, METADATA), -1, null);
 
     private static final Operation[] VALUES = values();
     /** For problem details: every wire name, in order. */
@@ -112,10 +114,10 @@ enum Operation
         return targetField != null;
     }
 
-    /** @return true when a single request names the account in its path ({@code /v1/accounts/{id}/freeze}). */
+    /** @return true when a single request names the account in its path ({@code /v1/accounts/{id}/freeze}, {@code .../metadata}). */
     boolean accountInPath()
     {
-        return this == FREEZE || this == UNFREEZE || this == CLOSE;
+        return this == FREEZE || this == UNFREEZE || this == CLOSE || this == ACCOUNT_METADATA;
     }
 
     /** @return the {@link Uuid7} kind of the target id. */
@@ -144,6 +146,7 @@ enum Operation
             case FREEZE_ACCOUNT: return FREEZE;
             case UNFREEZE_ACCOUNT: return UNFREEZE;
             case CLOSE_ACCOUNT: return CLOSE;
+            case UPDATE_ACCOUNT_METADATA: return ACCOUNT_METADATA;
             default: return null;
         }
     }

@@ -19,6 +19,7 @@ import java.security.NoSuchAlgorithmException;
  *
  * canonical payload, by operation (fixed order and width, values already normalized):
  *   account   accountId:8 currency:4 subBalances:4 debitsMustNotExceedCredits:1 overdraftLimitMinor:8
+ *             [metadataLength:4 canonical metadata bytes]   (only when there is metadata, as for a transfer)
  *   transfer  debitAccountId:8 creditAccountId:8 amountMinor:8 currency:4 referenceLength:4 reference bytes
  *             [metadataLength:4 canonical metadata bytes]   (only when there is metadata: a transfer without
  *             any keeps the fingerprint it had before metadata existed)
@@ -29,6 +30,7 @@ import java.security.NoSuchAlgorithmException;
  *   freeze    accountId:8 credits:1
  *   unfreeze  accountId:8
  *   close     accountId:8
+ *   metadata  accountId:8 metadataLength:4 canonical metadata bytes   (length 0: {} removes the metadata)
  * </pre>
  * The fingerprint is over values, not text, so JSON member order, whitespace, {@code "10.5"} versus
  * {@code 10.50}, and an omitted default versus the default written out, all give the same fingerprint.
@@ -101,14 +103,15 @@ final class RequestDigests
             case ACCOUNT:
                 scratch.putLong(c.accountId).putInt(c.currency).putInt(c.subBalances)
                     .put((byte)(c.debitsMustNotExceedCredits ? 1 : 0)).putLong(c.overdraftLimitMinor);
+                optionalMetadata(c);
                 break;
             case TRANSFER:
                 scratch.putLong(c.debitAccountId).putLong(c.creditAccountId).putLong(c.amountMinor).putInt(c.currency)
                     .putInt(c.referenceLength).put(c.reference, 0, c.referenceLength);
-                if (c.metadataLength > 0)
-                {
-                    scratch.putInt(c.metadataLength).put(c.metadata.array(), 0, c.metadataLength);
-                }
+                optionalMetadata(c);
+                break;
+            case ACCOUNT_METADATA:
+                scratch.putLong(c.accountId).putInt(c.metadataLength).put(c.metadata.array(), 0, c.metadataLength);
                 break;
             case REVERSAL:
                 scratch.putLong(c.targetIdHi).putLong(c.targetIdLo).putLong(c.amountMinor).putInt(c.currency);
@@ -136,6 +139,15 @@ final class RequestDigests
         finish();
         c.fingerprintHi = hi;
         c.fingerprintLo = lo;
+    }
+
+    /** Adds the metadata when there is some: a payload without any keeps the fingerprint it had before metadata existed. */
+    private void optionalMetadata(final Command c)
+    {
+        if (c.metadataLength > 0)
+        {
+            scratch.putInt(c.metadataLength).put(c.metadata.array(), 0, c.metadataLength);
+        }
     }
 
     private void finish()

@@ -35,7 +35,8 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Successful mutating bodies, by command type (all 201):
  * <pre>
- * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","createdAt"}
+ * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","posted","held","available",
+ *                    "subBalanceDetail",["metadata"],"createdAt"}
  * TRANSFER          {"id","kind":"transfer","debitAccountId","creditAccountId","amount","currency",["reference"],["metadata"],"createdAt"}
  * REVERSE_TRANSFER  {"id","kind":"reversal","reversedTransferId","debitAccountId","creditAccountId","amount","currency","createdAt"}
  * CREATE_HOLD       {"id","accountId","amount","currency","expiresAt","createdAt"}
@@ -43,6 +44,8 @@ import io.netty.buffer.ByteBuf;
  * VOID_HOLD         {"holdId","accountId","releasedAmount","currency","voidedAt"}
  * FREEZE_ACCOUNT(_ALL), UNFREEZE_ACCOUNT, CLOSE_ACCOUNT (200: a change of an existing account, nothing created)
  *                   {"id","status","creditsFrozen","frozenAt"|"unfrozenAt"|"closedAt"}
+ * UPDATE_ACCOUNT_METADATA (200, as the lifecycle's)
+ *                   {"id","metadata","updatedAt"}   ({@code "metadata":{}} when the update removed it)
  * </pre>
  * The lifecycle replies describe the status the command asked for, not the account as it stands now, so that a replay
  * renders the same bytes whatever came after.
@@ -57,6 +60,8 @@ public final class ResponseRenderer
     private static final String FROZEN = "frozen";
     private static final String CLOSED = "closed";
     private static final int RETRY_AFTER_SECONDS = 1;
+    /** The metadata an update without any leaves: none, shown as the empty object the request sent. */
+    private static final byte[] NO_METADATA = {'{', '}'};
 
     private final JsonOut json = new JsonOut();
     private final RenderedResponse response = new RenderedResponse();
@@ -115,17 +120,25 @@ public final class ResponseRenderer
     }
 
     /**
+     * Renders {@code GET /v1/accounts/{id}} of an account without metadata: see {@link #renderAccount(AccountView, byte[], ByteBuf)}.
+     */
+    public RenderedResponse renderAccount(final AccountView view, final ByteBuf body)
+    {
+        return renderAccount(view, null, body);
+    }
+
+    /**
      * Renders {@code GET /v1/accounts/{id}}: 200 with balances in total and per sub-balance, or 404.
      * <pre>
-     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen","posted","held",
-     *  "available","subBalanceDetail":[{"index","posted","held","available"}...]}
+     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen",["metadata"],"posted",
+     *  "held","available","subBalanceDetail":[{"index","posted","held","available"}...]}
      * </pre>
      * {@code status} is {@code active}, {@code frozen} (debits refused; credits too when {@code creditsFrozen}) or
      * {@code closed}.
-     * <pre>
-     * </pre>
+     *
+     * @param metadata the account's canonical metadata, which memory does not keep (the read model's); null for none.
      */
-    public RenderedResponse renderAccount(final AccountView view, final ByteBuf body)
+    public RenderedResponse renderAccount(final AccountView view, final byte[] metadata, final ByteBuf body)
     {
         if (!view.found)
         {
@@ -142,6 +155,10 @@ public final class ResponseRenderer
         json.name("overdraftLimit").money(view.overdraftLimitMinor, digits);
         json.field("status", statusName(view.status))
             .field("creditsFrozen", (view.status & Accounts.Status.CREDITS_FROZEN) != 0);
+        if (metadata != null && metadata.length > 0)
+        {
+            json.name("metadata").raw(metadata, metadata.length);
+        }
         json.name("posted").money(posted, digits);
         json.name("held").money(held, digits);
         json.name("available").money(posted - held, digits);
@@ -263,8 +280,8 @@ public final class ResponseRenderer
     }
 
     /**
-     * @return the HTTP status a result renders with: 201 for success (200 for a lifecycle command, which creates
-     * nothing), else its problem's status.
+     * @return the HTTP status a result renders with: 201 for success (200 for a lifecycle command or a metadata update,
+     * which create nothing), else its problem's status.
      */
     public static int statusOf(final CommandType type, final ResultCode code)
     {
@@ -282,7 +299,7 @@ public final class ResponseRenderer
 
     private static int successStatus(final CommandType type)
     {
-        return isLifecycle(type) ? STATUS_OK : STATUS_CREATED;
+        return isLifecycle(type) || type == CommandType.UPDATE_ACCOUNT_METADATA ? STATUS_OK : STATUS_CREATED;
     }
 
     private static boolean isLifecycle(final CommandType type)
@@ -326,6 +343,7 @@ public final class ResponseRenderer
                     .field("debitsMustNotExceedCredits", c.debitsMustNotExceedCredits);
                 json.name("overdraftLimit").money(c.overdraftLimitMinor, digits);
                 writeNewAccountBalances(c.subBalances, digits);
+                echoMetadata(c);
                 json.name("createdAt").time(createdMs);
                 break;
             case TRANSFER:
@@ -336,11 +354,7 @@ public final class ResponseRenderer
                 {
                     json.name("reference").string(c.reference, c.referenceLength);
                 }
-                if (c.metadataLength > 0)
-                {
-                    // the retry's own canonical metadata: the same bytes, since the fingerprint covers them
-                    json.name("metadata").raw(c.metadata.array(), c.metadataLength);
-                }
+                echoMetadata(c);
                 json.name("createdAt").time(createdMs);
                 break;
             case REVERSE_TRANSFER:
@@ -383,10 +397,31 @@ public final class ResponseRenderer
             case CLOSE_ACCOUNT:
                 writeLifecycle(r, CLOSED, false, "closedAt", createdMs);
                 break;
+            case UPDATE_ACCOUNT_METADATA:
+                json.field("id", r.accountA);
+                if (c.metadataLength > 0)
+                {
+                    echoMetadata(c);
+                }
+                else
+                {
+                    json.name("metadata").raw(NO_METADATA, NO_METADATA.length);
+                }
+                json.name("updatedAt").time(createdMs);
+                break;
             default:
                 throw new IllegalArgumentException("no reply for command type " + c.type);
         }
         json.endObject();
+    }
+
+    /** Echoes the command's metadata, if any: on a replay the retry's own canonical bytes, the same since the fingerprint covers them. */
+    private void echoMetadata(final Command c)
+    {
+        if (c.metadataLength > 0)
+        {
+            json.name("metadata").raw(c.metadata.array(), c.metadataLength);
+        }
     }
 
     private void writeLifecycle(final Result r, final String status, final boolean creditsFrozen, final String at, final long atMs)
@@ -476,10 +511,11 @@ public final class ResponseRenderer
     /**
      * @return the account an {@code account-not-found} or {@code currency-mismatch} rejection is about, or 0 when the
      *         result and the payload do not tell, which is all a rejection may show (a replay must render the same bytes):
-     *         a hold, a freeze, an unfreeze and a close have one account; a capture looks up only its credit account, after checking the currency the request
-     *         gave (a mismatch there is with the hold, no account's). A transfer looks up two, and its stored result does
-     *         not record which one failed: recording it would change what a replay of a journal rebuilds, a new
-     *         generation of ledger rules (snapshotter's LedgerRulesFile), so a transfer's rejection names none.
+     *         a hold, a freeze, an unfreeze, a close and a metadata update have one account; a capture looks up only its
+     *         credit account, after checking the currency the request gave (a mismatch there is with the hold, no
+     *         account's). A transfer looks up two, and its stored result does not record which one failed: recording it
+     *         would change what a replay of a journal rebuilds, a new generation of ledger rules (snapshotter's
+     *         LedgerRulesFile), so a transfer's rejection names none.
      */
     private static long accountRejected(final ProblemType type, final Command c, final Result r)
     {
@@ -494,6 +530,7 @@ public final class ResponseRenderer
             case FREEZE_ACCOUNT_ALL:
             case UNFREEZE_ACCOUNT:
             case CLOSE_ACCOUNT:
+            case UPDATE_ACCOUNT_METADATA:
                 return r.accountA;
             case CAPTURE_HOLD:
                 return type == ProblemType.ACCOUNT_NOT_FOUND || c.currency == 0 || c.currency == r.currency ? r.accountB : 0;

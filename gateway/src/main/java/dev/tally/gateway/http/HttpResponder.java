@@ -15,6 +15,7 @@ import dev.tally.ledger.cold.ColdTransferRead;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.id.Uuid7;
 import dev.tally.ledger.query.HoldView;
+import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.result.Result;
 import io.netty.buffer.ByteBuf;
@@ -153,8 +154,7 @@ public final class HttpResponder implements ResponderStage
         switch (event.kind)
         {
             case READ_ACCOUNT:
-                return event.accountView.found ? renderer.renderAccount(event.accountView, body) :
-                    renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
+                return renderAccount(event, channel, body);
             case READ_TRANSFER:
                 return renderRead(event, channel, body);
             case READ_ENTRIES:
@@ -171,6 +171,29 @@ public final class HttpResponder implements ResponderStage
             default:
                 return renderCommand(event, sequence, body);
         }
+    }
+
+    /**
+     * An account memory answered for: memory has every field but its metadata, which the read pool adds from PostgreSQL
+     * when the account has some (the read pool replies: null here). Without a read model there is nowhere to read it from,
+     * and the account renders without it (docs/ARCHITECTURE.md, "Account metadata").
+     */
+    private RenderedResponse renderAccount(final LedgerEvent event, final Channel channel, final ByteBuf body)
+    {
+        final AccountView view = event.accountView;
+        if (!view.found)
+        {
+            return renderer.renderProblem(ACCOUNT_NOT_FOUND, body);
+        }
+        if (view.hasMetadata && queries != null)
+        {
+            body.release();
+            queries.accountWithMetadata(channel, event.requestId, event.keepAlive, new AccountView().copyFrom(view), event.receivedNs,
+                replyRecorder(event));
+            clearReplyFields(event);
+            return null;
+        }
+        return renderer.renderAccount(view, body);
     }
 
     /**

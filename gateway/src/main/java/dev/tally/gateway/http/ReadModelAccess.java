@@ -42,6 +42,9 @@ public interface ReadModelAccess
     /** @return a hold of the tenant, in whatever state, if PostgreSQL holds it. */
     Optional<HoldRow> hold(long tenantId, UUID id) throws Exception;
 
+    /** @return the tenant's account's metadata as PostgreSQL's jsonb text; empty when it has none, or there is no such account. */
+    Optional<String> accountMetadata(long tenantId, long accountId) throws Exception;
+
     /** @return a page of the tenant's accounts, in id order. */
     List<AccountRow> accounts(long tenantId, AccountsFilter filter) throws Exception;
 

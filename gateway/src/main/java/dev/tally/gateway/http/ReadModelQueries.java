@@ -11,6 +11,7 @@ import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.id.Uuid7;
+import dev.tally.ledger.query.AccountView;
 import dev.tally.ledger.query.HoldView;
 import dev.tally.ledger.query.TransferView;
 import dev.tally.ledger.transfer.TransferKind;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
 /**
  * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries}, {@code GET /v1/accounts} and
  * {@code GET /v1/accounts/{id}/transfers} (keyset paged), transfers that memory no longer holds (by id or reference),
- * holds that have ended, and the metadata of transfers memory does hold (memory keeps only that they have some).
+ * holds that have ended, and the metadata of transfers and accounts memory does hold (memory keeps only that they have some).
  * JDBC never runs on a Netty I/O thread or a pipeline stage: a small bounded pool does it and writes the reply into
  * the place the responder held for it in the connection's reply order ({@link HttpReplies#hold}). Every path here
  * fills its hole exactly once, also when the read fails, waits too long, or the server stops ({@link #close}): a
@@ -500,6 +501,29 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /**
+     * Answers {@code GET /v1/accounts/{id}} of an account memory says has metadata, which memory does not keep: every other
+     * field comes from {@code view} (memory's balances and status), the metadata from PostgreSQL once its writer has caught
+     * up with what the ledger had applied when memory answered ({@link AccountView#asOfJournalIndex}), so that an update
+     * acknowledged before the request shows. The read model may be further on by then (a later update, even one that
+     * removed the metadata): the metadata is then that newer one, never an older one. The wait holds no pool thread
+     * ({@link #afterWriter}).
+     *
+     * @param view       a copy the caller gives away.
+     * @param receivedNs when the request arrived ({@link System#nanoTime()}).
+     */
+    public void accountWithMetadata(
+        final Channel channel, final CharSequence requestId, final boolean keepAlive, final AccountView view, final long receivedNs,
+        final java.util.function.IntConsumer onReply)
+    {
+        final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
+        afterWriter(hole, channel, keepAlive, view.asOfJournalIndex, receivedNs, "account's metadata", () ->
+        {
+            final byte[] metadata = readModel.accountMetadata(view.tenantId, view.accountId).map(Metadata::canonicalOf).orElse(null);
+            reply(hole, channel, keepAlive, 1_024 + view.subBalances * 96, body -> RENDERERS.get().renderAccount(view, metadata, body));
+        });
+    }
+
+    /**
      * Runs {@code read} on the pool once the writer's watermark has reached {@code journalIndex}, so that it sees
      * everything the ledger had applied by then; 503 when it cannot (see {@link WriterWait}).
      *
@@ -723,6 +747,11 @@ public final class ReadModelQueries implements AutoCloseable
                     json.writeStringField("posted", Money.format(row.postedMinor(), digits));
                     json.writeStringField("held", Money.format(row.heldMinor(), digits));
                     json.writeStringField("available", Money.format(row.postedMinor() - row.heldMinor(), digits));
+                    if (row.metadata() != null)
+                    {
+                        json.writeFieldName("metadata");
+                        json.writeRawValue(new String(Metadata.canonicalOf(row.metadata()), java.nio.charset.StandardCharsets.UTF_8));
+                    }
                     json.writeStringField("createdAt", IsoTime.text(row.createdAt()));
                     json.writeEndObject();
                 }
@@ -844,11 +873,19 @@ public final class ReadModelQueries implements AutoCloseable
     private static void replyTransfer(
         final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final TransferView view, final byte[] metadata)
     {
-        final ByteBuf body = channel.alloc().buffer(512);
+        reply(hole, channel, keepAlive, 512, body -> RENDERERS.get().renderTransfer(view, metadata, body));
+    }
+
+    /** Renders a reply on the pool thread into a buffer of about {@code sizeHint} bytes and fills its place with it. */
+    private static void reply(
+        final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final int sizeHint,
+        final java.util.function.Function<ByteBuf, RenderedResponse> renderer)
+    {
+        final ByteBuf body = channel.alloc().buffer(sizeHint);
         final RenderedResponse rendered;
         try
         {
-            rendered = RENDERERS.get().renderTransfer(view, metadata, body);
+            rendered = renderer.apply(body);
         }
         catch (final RuntimeException ex)
         {

@@ -1,6 +1,7 @@
 package dev.tally.gateway.http;
 
 import dev.tally.gateway.api.IdempotencyKey;
+import dev.tally.gateway.api.Metadata;
 import dev.tally.gateway.api.routing.ResourceId;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -8,12 +9,16 @@ import dev.tally.ledger.id.Uuid7;
 import dev.tally.persistence.read.AccountTransfersFilter;
 import dev.tally.persistence.read.AccountsFilter;
 import dev.tally.persistence.read.LedgerReads;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -35,7 +40,9 @@ final class ReadQuery
     static final int PAGE_DEFAULT = ReadModelQueries.PAGE_DEFAULT;
     private static final Instant INSTANT_MIN = Instant.EPOCH;
     private static final Instant INSTANT_MAX = Instant.parse("9999-12-31T23:59:59.999999999Z");
-    private static final Set<String> ACCOUNTS_PARAMETERS = Set.of("limit", "after", "currency", "createdFrom", "createdTo");
+    /** The one parameter a query may repeat: {@code GET /v1/accounts?metadata=team:ops&metadata=region:eu}, all must match. */
+    private static final String METADATA = "metadata";
+    private static final Set<String> ACCOUNTS_PARAMETERS = Set.of("limit", "after", "currency", "createdFrom", "createdTo", METADATA);
     private static final Set<String> ACCOUNT_TRANSFERS_PARAMETERS = Set.of("limit", "after", "from", "to", "direction");
     private static final Set<String> REFERENCE_PARAMETERS = Set.of("reference");
 
@@ -62,7 +69,8 @@ final class ReadQuery
     /** @return the page {@code GET /v1/accounts} asks for. */
     static AccountsFilter accounts(final String query)
     {
-        final Map<String, String> parameters = parse(query, ACCOUNTS_PARAMETERS);
+        final List<String> members = new ArrayList<>();
+        final Map<String, String> parameters = parse(query, ACCOUNTS_PARAMETERS, members);
         final String currency = parameters.get("currency");
         if (currency != null && CurrencyCode.minorDigits(CurrencyCode.pack(currency)) < 0)
         {
@@ -81,7 +89,46 @@ final class ReadQuery
                 throw new IllegalArgumentException("after must be the next cursor of the previous page (an account id), was " + after);
             }
         }
-        return new AccountsFilter(currency, from, to, afterId, limit(parameters));
+        return new AccountsFilter(currency, from, to, afterId, limit(parameters), metadataMembers(members));
+    }
+
+    /**
+     * @return each {@code metadata=name:value} as the one-member object the account's metadata must contain: the name up to
+     *         the first colon (names hold none), the value after it as percent-encoded UTF-8, both held to the rules of a
+     *         member of a body's metadata.
+     */
+    private static List<String> metadataMembers(final List<String> parameters)
+    {
+        if (parameters.size() > Metadata.MEMBERS_MAX)   // an account's metadata holds no more: more could never all match
+        {
+            throw new IllegalArgumentException("metadata is given " + parameters.size() + " times; at most " + Metadata.MEMBERS_MAX +
+                " members can all match");
+        }
+        final List<String> members = new ArrayList<>(parameters.size());
+        for (final String parameter : parameters)
+        {
+            final int colon = parameter.indexOf(':');
+            if (colon < 1)
+            {
+                throw new IllegalArgumentException("metadata must be name:value, such as metadata=team:ops (the value " +
+                    "percent-encoded UTF-8), was " + parameter);
+            }
+            members.add(Metadata.memberOf(parameter.substring(0, colon), utf8(parameter.substring(colon + 1))));
+        }
+        return members;
+    }
+
+    /** @return {@code bytes} (a decoded value, one char per byte) read as UTF-8; malformed UTF-8 is refused. */
+    private static String utf8(final String bytes)
+    {
+        try
+        {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.getBytes(StandardCharsets.ISO_8859_1))).toString();
+        }
+        catch (final CharacterCodingException ex)
+        {
+            throw new IllegalArgumentException("metadata values must be percent-encoded UTF-8", ex);
+        }
     }
 
     /** @return the page {@code GET /v1/accounts/{id}/transfers} asks for. */
@@ -205,6 +252,15 @@ final class ReadQuery
     /** @return the decoded parameters, in order; rejects unknown, repeated and empty ones. */
     private static Map<String, String> parse(final String query, final Set<String> known)
     {
+        return parse(query, known, null);
+    }
+
+    /**
+     * @param metadata receives every {@code metadata} value, which may repeat (null: the route takes none); the others are
+     *                 returned as {@link #parse(String, Set)} returns them.
+     */
+    private static Map<String, String> parse(final String query, final Set<String> known, final List<String> metadata)
+    {
         final Map<String, String> parameters = new LinkedHashMap<>();
         if (query == null || query.isEmpty())
         {
@@ -224,7 +280,11 @@ final class ReadQuery
             {
                 throw new IllegalArgumentException(name + " has no value");
             }
-            if (parameters.put(name, value) != null)
+            if (metadata != null && METADATA.equals(name))
+            {
+                metadata.add(value);
+            }
+            else if (parameters.put(name, value) != null)
             {
                 throw new IllegalArgumentException(name + " is given more than once");
             }

@@ -97,12 +97,15 @@ class OpenApiDocumentTest
         CommandType.UNFREEZE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, CAPACITY_EXCEEDED, KEY_REUSED,
             COLD_INDEX_UNAVAILABLE),
         CommandType.CLOSE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY, CAPACITY_EXCEEDED,
-            KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
+            KEY_REUSED, COLD_INDEX_UNAVAILABLE),
+        CommandType.UPDATE_ACCOUNT_METADATA, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, CAPACITY_EXCEEDED, KEY_REUSED,
+            COLD_INDEX_UNAVAILABLE)));
 
     /**
      * What the gateway itself answers on a single mutating route, before or around the ledger: 400 validation,
-     * 401 authentication, 413 body limit, 503 not ready / ring full / journal halted. Routes with a path id
-     * add 404 for an id that cannot name a resource.
+     * 401 authentication, 413 body limit, 503 not ready / ring full / journal halted. Routes whose path names a transfer
+     * or a hold add 404 for an id that cannot name one; an account id in the path that is not one is a 400, and an unknown
+     * account is the ledger's outcome.
      */
     private static final Set<Integer> GATEWAY_STATUSES_OF_A_COMMAND = Set.of(400, 401, 413, 503);
 
@@ -138,7 +141,7 @@ class OpenApiDocumentTest
         return switch (route)
         {
             case CREATE_ACCOUNT, CREATE_TRANSFER, REVERSE_TRANSFER, CREATE_HOLD, CAPTURE_HOLD, VOID_HOLD, FREEZE_ACCOUNT, UNFREEZE_ACCOUNT,
-                CLOSE_ACCOUNT -> commandStatuses(route);
+                CLOSE_ACCOUNT, UPDATE_ACCOUNT_METADATA -> commandStatuses(route);
             // 200 with per-operation results; 400 whole-batch validation; 401; 413; 503 not ready / ring full / halted
             case BATCH -> statuses(200, 400, 401, 413, 503);
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full
@@ -167,7 +170,7 @@ class OpenApiDocumentTest
         final Set<ResultCode> outcomes = LEDGER_OUTCOMES.get(route.commandType());
         assertNotNull(outcomes, "no ledger outcomes listed for " + route.commandType());
         final SortedSet<Integer> expected = new TreeSet<>(GATEWAY_STATUSES_OF_A_COMMAND);
-        if (route.hasPathId())
+        if (route.hasPathId() && Operation.of(route).hasTarget())
         {
             expected.add(404);
         }

@@ -370,6 +370,44 @@ class RequestDecoderTest
     }
 
     @Test
+    void shouldFillAnAccountsMetadataAndKeepTheFingerprintOfAnAccountWithout()
+    {
+        assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":42,\"currency\":\"TRY\"}"));
+        final long[] without = {command.fingerprintHi, command.fingerprintLo};
+        final byte[] documented = java.nio.ByteBuffer.allocate(25).putLong(42).putInt(TRY).putInt(1).put((byte)1).putLong(0).array();
+        assertArrayEquals(sha256x128(ascii("account"), new byte[] {0}, documented), without, "no metadata: the fingerprint it always had");
+
+        assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":42,\"currency\":\"TRY\",\"metadata\":{\"team\":\"ops\",\"cc\":\"12\"}}"));
+        assertEquals("{\"cc\":\"12\",\"team\":\"ops\"}", new String(command.metadata.array(), 0, command.metadataLength, StandardCharsets.UTF_8));
+        final byte[] metadata = "{\"cc\":\"12\",\"team\":\"ops\"}".getBytes(StandardCharsets.UTF_8);
+        final byte[] payload = java.nio.ByteBuffer.allocate(25 + 4 + metadata.length).put(documented).putInt(metadata.length).put(metadata).array();
+        assertArrayEquals(sha256x128(ascii("account"), new byte[] {0}, payload), new long[] {command.fingerprintHi, command.fingerprintLo});
+        assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":42,\"currency\":\"TRY\",\"metadata\":{}}"));
+        assertArrayEquals(without, new long[] {command.fingerprintHi, command.fingerprintLo}, "{} is no metadata");
+    }
+
+    @Test
+    void shouldFillAMetadataUpdateWithItsAccountFromThePathAndItsDocumentedFingerprint()
+    {
+        assertNull(decode(Route.UPDATE_ACCOUNT_METADATA, "k", "7", "{\"metadata\":{ \"team\" : \"ops\" }}"));
+        assertEquals(CommandType.UPDATE_ACCOUNT_METADATA, command.type);
+        assertEquals(7, command.accountId);
+        final byte[] metadata = "{\"team\":\"ops\"}".getBytes(StandardCharsets.UTF_8);
+        assertEquals("{\"team\":\"ops\"}", new String(command.metadata.array(), 0, command.metadataLength, StandardCharsets.UTF_8));
+        final byte[] payload = java.nio.ByteBuffer.allocate(12 + metadata.length).putLong(7).putInt(metadata.length).put(metadata).array();
+        assertArrayEquals(sha256x128(ascii("metadata"), new byte[] {0}, payload), new long[] {command.fingerprintHi, command.fingerprintLo});
+
+        assertNull(decode(Route.UPDATE_ACCOUNT_METADATA, "k", "7", "{\"metadata\":{}}"));
+        assertEquals(0, command.metadataLength, "{} removes the metadata");
+        final byte[] removal = java.nio.ByteBuffer.allocate(12).putLong(7).putInt(0).array();
+        assertArrayEquals(sha256x128(ascii("metadata"), new byte[] {0}, removal), new long[] {command.fingerprintHi, command.fingerprintLo});
+
+        assertEquals("metadata", decode(Route.UPDATE_ACCOUNT_METADATA, "k", "7", "{}").member("field"));
+        assertEquals("accountId", decode(Route.UPDATE_ACCOUNT_METADATA, "k", "7", "{\"accountId\":7,\"metadata\":{}}").member("field"));
+        assertEquals(ProblemType.INVALID_REQUEST, decode(Route.UPDATE_ACCOUNT_METADATA, "k", "x", "{\"metadata\":{}}").type());
+    }
+
+    @Test
     void shouldTreatEmptyMetadataAsNoneAndBoundItsSize()
     {
         final String base = "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"";

@@ -387,6 +387,38 @@ class ResponseRendererTest
     }
 
     @Test
+    void shouldEchoAnAccountsMetadataAndRenderItsUpdateTheSameOnAReplay()
+    {
+        final Reply created = ledger.submit(Route.CREATE_ACCOUNT, "a5", null, "{\"id\":5,\"currency\":\"TRY\",\"metadata\":{\"team\":\"ops\"}}");
+        assertTrue(created.body().contains("}],\"metadata\":{\"team\":\"ops\"},\"createdAt\":"), created.body());
+
+        final Reply updated = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5", "5", "{\"metadata\":{\"b\":\"2\",\"a\":\"1\"}}");
+        assertEquals(200, updated.status());
+        assertTrue(updated.body().startsWith("{\"id\":5,\"metadata\":{\"a\":\"1\",\"b\":\"2\"},\"updatedAt\":\"2026-"), updated.body());
+        final Reply replayed = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5", "5", "{\"metadata\":{\"a\":\"1\",\"b\":\"2\"}}");
+        assertTrue(replayed.replayed());
+        assertEquals(updated.body(), replayed.body(), "the retry's own canonical metadata: the same bytes");
+        final Reply removed = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5-none", "5", "{\"metadata\":{}}");
+        assertTrue(removed.body().startsWith("{\"id\":5,\"metadata\":{},\"updatedAt\":"), removed.body());
+
+        final Reply unknown = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m9", "9", "{\"metadata\":{}}");
+        assertEquals(422, unknown.status());
+        assertTrue(unknown.body().contains("/problems/account-not-found\"") && unknown.body().contains("\"accountId\":9"), unknown.body());
+        assertValidJson(updated.body());
+    }
+
+    @Test
+    void shouldRenderAnAccountWithTheMetadataTheReadModelGives()
+    {
+        final AccountView view = ledger.ledger().readAccount(2, TENANT, new AccountView());
+        final ByteBuf body = Unpooled.buffer();
+        renderer.renderAccount(view, "{\"team\":\"ops\"}".getBytes(StandardCharsets.UTF_8), body);
+        final String json = body.toString(StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"creditsFrozen\":false,\"metadata\":{\"team\":\"ops\"},\"posted\":\"0.00\""), json);
+        assertValidJson(json);
+    }
+
+    @Test
     void shouldRenderEachSubBalanceOfAHotAccount()
     {
         ledger.submit(Route.CREATE_ACCOUNT, "a3", null, "{\"id\":3,\"currency\":\"TRY\",\"subBalances\":4}");

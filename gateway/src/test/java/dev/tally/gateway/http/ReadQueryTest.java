@@ -3,6 +3,7 @@ package dev.tally.gateway.http;
 import dev.tally.persistence.read.AccountTransfersFilter;
 import dev.tally.persistence.read.AccountsFilter;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,6 +53,18 @@ class ReadQueryTest
             .createdTo(), "an empty range is no error");
     }
 
+    @Test
+    void shouldReadEveryMetadataMemberAsTheObjectTheAccountsMetadataMustContain()
+    {
+        final AccountsFilter filter = ReadQuery.accounts("metadata=team:ops&currency=TRY&metadata=note:a%3Ab%20%22c%22&metadata=city:S%C3%A3o");
+
+        assertEquals(List.of("{\"team\":\"ops\"}", "{\"note\":\"a:b \\\"c\\\"\"}", "{\"city\":\"S\u00e3o\"}"), filter.metadata());
+        assertEquals("TRY", filter.currency());
+        assertEquals(List.of("{\"team\":\"\"}"), ReadQuery.accounts("metadata=team:").metadata(), "an empty value is a value");
+        assertThrows(IllegalArgumentException.class, () -> ReadQuery.accounts("metadata=a:1" + "&metadata=a:1".repeat(20)),
+            "at most 20 members");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "limit=0|limit must be an integer from 1 to 1000",
@@ -68,7 +81,12 @@ class ReadQueryTest
         "createdTo=10000-01-01T00:00:00Z|createdTo must be an RFC 3339 date-time",
         "createdFrom=1969-12-31T23:59:59.999Z|between 1970",
         "createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-01T00:00:00Z|is after createdTo",
-        "metadata=team:ops|unknown query parameter 'metadata'",
+        "metadata=team|metadata must be name:value",
+        "metadata=:ops|metadata must be name:value",
+        "metadata=bad%20name:x|metadata member names must be 1 to 40",
+        "metadata=team:%FF|metadata values must be percent-encoded UTF-8",
+        "metadata=team:%00|must not contain U+0000",
+        "metadata.team=ops|unknown query parameter 'metadata.team'",
     })
     void shouldRefuseABadAccountsQuerySayingWhy(final String query, final String detail)
     {

@@ -37,6 +37,7 @@ import dev.tally.ledger.table.Digest128Index;
  *   4 OVERDRAFT  overdraft limit, minor units
  *   5 SHAPE      currency (bits 0-31) | sub-balance count (bits 32-39) | constrained (bit 40)
  *                | lifecycle status (bits 41-43: debits frozen, credits frozen, closed; 0 = active)
+ *                | has metadata (bit 46: the metadata itself is not kept, see {@link #hasMetadata})
  *   6 SUB_BASE   global slot of sub-balance 0; sub-balance i is global slot SUB_BASE + i
  *   7 TOUCHED    bit i: sub-balance i changed in the current command (cleared at the next one)
  * </pre>
@@ -74,6 +75,8 @@ public final class Accounts
     private static final long CONSTRAINED_BIT = 1L << 40;
     private static final int STATUS_SHIFT = 41;
     private static final long STATUS_MASK = (long)Status.ALL << STATUS_SHIFT;
+    private static final int METADATA_SHIFT = 46;
+    private static final long METADATA_BIT = 1L << METADATA_SHIFT;
 
     private final int accountsMax;
     private final int subBalancesMax;
@@ -567,9 +570,11 @@ public final class Accounts
             final int count = countOf(shape);
             // The status shares the constrained flag's word: 0 while active, so a ledger that never froze or closed an
             // account hashes as it did before accounts had a status.
+            // The has-metadata bit joins them there, 0 for an account without metadata, for the same reason.
             final int status = (int)((shape & STATUS_MASK) >>> STATUS_SHIFT);
+            final int metadata = (int)((shape & METADATA_BIT) >>> METADATA_SHIFT);
             digest.add(cells[record + ID]).add(cells[record + TENANT]).add((int)shape).add(count)
-                .add(((shape & CONSTRAINED_BIT) != 0 ? 1 : 0) | status << 1).add(cells[record + OVERDRAFT]);
+                .add(((shape & CONSTRAINED_BIT) != 0 ? 1 : 0) | status << 1 | metadata << 6).add(cells[record + OVERDRAFT]);
             digest.add(cells[record + POSTED]).add(cells[record + HELD]);
             for (int i = 1; i < count; i++)
             {
@@ -702,6 +707,31 @@ public final class Accounts
             }
         }
         return true;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Metadata: one bit of SHAPE. The metadata (up to 1 KiB of canonical JSON) is not kept: the journal and PostgreSQL
+    // hold it, and a read of an account with the bit set takes it from the read model.
+    // ---------------------------------------------------------------------------------------------
+
+    /** @return true when the account has metadata (set at creation or by its last metadata update). */
+    public boolean hasMetadata(final int slot)
+    {
+        return (cells[record(slot) + SHAPE] & METADATA_BIT) != 0;
+    }
+
+    /** Sets the has-metadata bit, keeping the old one in the undo log (an atomic batch may roll back). */
+    public void setHasMetadata(final int slot, final boolean hasMetadata)
+    {
+        undo.record(UndoLog.ACCOUNT_METADATA, slot, hasMetadata(slot) ? 1 : 0, 0);
+        restoreHasMetadata(slot, hasMetadata);
+    }
+
+    /** Sets the has-metadata bit without an undo record: at creation (undone with the account), or rollback of {@link #setHasMetadata}. */
+    public void restoreHasMetadata(final int slot, final boolean hasMetadata)
+    {
+        final int record = record(slot);
+        cells[record + SHAPE] = (cells[record + SHAPE] & ~METADATA_BIT) | (hasMetadata ? METADATA_BIT : 0);
     }
 
     /** The lifecycle status bits of an account; 0 is active. */

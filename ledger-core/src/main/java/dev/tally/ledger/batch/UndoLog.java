@@ -38,6 +38,8 @@ public final class UndoLog
     public static final int KEY_FORGOTTEN = 11;
     /** An account's lifecycle status before a freeze, unfreeze or close: (account slot, old status bits). */
     public static final int ACCOUNT_STATUS = 12;
+    /** An account's has-metadata bit before a metadata update: (account slot, 1 when it had metadata). */
+    public static final int ACCOUNT_METADATA = 14;
 
     private static final int STRIDE = 4;
 

@@ -88,9 +88,10 @@ public final class Command
     public final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     public int referenceLength;
     /**
-     * TRANSFER: the metadata in its canonical JSON form (UTF-8); only the first {@link #metadataLength} count, 0 for
-     * none. The ledger's rules never read it: it is journaled, covered by the fingerprint, echoed in the reply and
-     * handed with the transfer's event to PostgreSQL and the outbox. Allocated on first use ({@link LazyBytes}).
+     * TRANSFER, CREATE_ACCOUNT, UPDATE_ACCOUNT_METADATA: the metadata in its canonical JSON form (UTF-8); only the first
+     * {@link #metadataLength} count, 0 for none. The ledger's rules never read it: it is journaled, covered by the
+     * fingerprint, echoed in the reply and handed with the transfer's or account's event to PostgreSQL and the outbox.
+     * Allocated on first use ({@link LazyBytes}).
      */
     public final LazyBytes metadata = new LazyBytes(LedgerLimits.METADATA_LENGTH_MAX);
     public int metadataLength;

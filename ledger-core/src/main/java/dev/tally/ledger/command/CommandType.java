@@ -38,7 +38,12 @@ public enum CommandType
     /** Lifts a freeze of either scope. */
     UNFREEZE_ACCOUNT(12),
     /** Closes an account whose every sub-balance has zero posted and zero held: from then on nothing moves money on it. */
-    CLOSE_ACCOUNT(13);
+    CLOSE_ACCOUNT(13),
+    /**
+     * Replaces an account's metadata with the command's (none: removes it). Only the account's has-metadata bit is ledger
+     * state; the canonical bytes travel in the journal record (flag bit 4) and on to PostgreSQL with the event.
+     */
+    UPDATE_ACCOUNT_METADATA(15);
 
     private static final CommandType[] BY_CODE = new CommandType[16];
 

@@ -14,7 +14,8 @@ import java.util.Arrays;
  * need beyond the common fields:
  * <ul>
  *   <li>{@link EventType#ACCOUNT_CREATED}: the account's rules ({@link #eventDebitsMustNotExceedCredits},
- *   {@link #eventOverdraftLimitMinor}).</li>
+ *   {@link #eventOverdraftLimitMinor}), and its metadata when it was created with some.</li>
+ *   <li>{@link EventType#ACCOUNT_METADATA_UPDATED}: the account's new metadata (none: removed).</li>
  *   <li>{@link EventType#TRANSFER_POSTED}: the reference text ({@link #eventReferenceLength}) and the metadata
  *   ({@link #eventMetadataLength}), which the ledger does not keep.</li>
  *   <li>{@link EventType#TRANSFER_REVERSED}: the reversed transfer's journaled time
@@ -77,7 +78,7 @@ public final class EffectLog
     // an event's reference text (a transfer's): REFERENCE_STRIDE bytes of eventReferences per event
     private int[] eventReferenceLength = new int[INITIAL_CAPACITY];
     private byte[] eventReferences = new byte[INITIAL_CAPACITY * REFERENCE_STRIDE];
-    // an event's metadata (a transfer's, canonical JSON): a run of eventMetadata, in event order
+    // an event's metadata (a transfer's or an account's, canonical JSON): a run of eventMetadata, in event order
     private int[] eventMetadataOffset = new int[INITIAL_CAPACITY];
     private int[] eventMetadataLength = new int[INITIAL_CAPACITY];
     private byte[] eventMetadata = new byte[INITIAL_CAPACITY * 16];

@@ -14,12 +14,23 @@ public enum EventType
     /** An account's debits (extra 0) or debits and credits (extra 1) were frozen. */
     ACCOUNT_FROZEN(9, "AccountFrozen"),
     ACCOUNT_UNFROZEN(10, "AccountUnfrozen"),
-    ACCOUNT_CLOSED(11, "AccountClosed");
+    ACCOUNT_CLOSED(11, "AccountClosed"),
+    /** An account's metadata was replaced: the event carries the new metadata (none when it was removed). */
+    ACCOUNT_METADATA_UPDATED(14, "AccountMetadataUpdated");
 
-    /** @return true for the events of an account's lifecycle (created, frozen, unfrozen, closed): the aggregate is the account. */
+    /**
+     * @return true for the events about an account (created, frozen, unfrozen, closed, metadata updated): the aggregate is
+     * the account.
+     */
     public boolean isAccountEvent()
     {
-        return this == ACCOUNT_CREATED || this == ACCOUNT_FROZEN || this == ACCOUNT_UNFROZEN || this == ACCOUNT_CLOSED;
+        return this == ACCOUNT_CREATED || isStatusChange() || this == ACCOUNT_METADATA_UPDATED;
+    }
+
+    /** @return true for the events that change an account's lifecycle status (frozen, unfrozen, closed). */
+    public boolean isStatusChange()
+    {
+        return this == ACCOUNT_FROZEN || this == ACCOUNT_UNFROZEN || this == ACCOUNT_CLOSED;
     }
 
     private static final EventType[] BY_CODE = new EventType[16];

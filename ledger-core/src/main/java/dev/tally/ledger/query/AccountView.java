@@ -17,6 +17,13 @@ public final class AccountView
     public long overdraftLimitMinor;
     /** Lifecycle status bits ({@link dev.tally.ledger.account.Accounts.Status}): 0 while active. */
     public int status;
+    /** The account has metadata, which memory does not keep: a read of it asks PostgreSQL. */
+    public boolean hasMetadata;
+    /**
+     * The last journal index the ledger had applied when it answered {@code readAccount}: the read model holds the
+     * account's metadata as of then (or newer) once its watermark reaches this index.
+     */
+    public long asOfJournalIndex;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -65,6 +72,8 @@ public final class AccountView
         debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
         overdraftLimitMinor = other.overdraftLimitMinor;
         status = other.status;
+        hasMetadata = other.hasMetadata;
+        asOfJournalIndex = other.asOfJournalIndex;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;

@@ -21,7 +21,7 @@ import dev.tally.ledger.command.CommandType;
  * CAPTURE_HOLD       held account     credit account    amount captured    journal index of the hold
  * VOID_HOLD          held account     -                 amount released    journal index of the hold
  * MARK_HOLD_UNKNOWN  held account     -                 amount held        journal index of the hold
- * FREEZE_ACCOUNT(_ALL), UNFREEZE_ACCOUNT, CLOSE_ACCOUNT
+ * FREEZE_ACCOUNT(_ALL), UNFREEZE_ACCOUNT, CLOSE_ACCOUNT, UPDATE_ACCOUNT_METADATA
  *                    account          -                 -                  -
  * DUPLICATE_REFERENCE (any)           -                 -                  journal index of the existing transfer
  * ACCOUNT_FROZEN, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY (any)                   id of the account that refused

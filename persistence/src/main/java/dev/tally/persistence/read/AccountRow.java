@@ -14,9 +14,10 @@ import java.time.Instant;
  * @param createdAt                  journaled time of the command that created it.
  * @param postedMinor                posted, summed over sub-balances.
  * @param heldMinor                  held, summed over sub-balances.
+ * @param metadata                   its metadata as PostgreSQL's jsonb text (not the canonical form), or null for none.
  */
 public record AccountRow(
     long accountId, String currency, int subBalances, boolean debitsMustNotExceedCredits, long overdraftLimitMinor,
-    Instant createdAt, long postedMinor, long heldMinor)
+    Instant createdAt, long postedMinor, long heldMinor, String metadata)
 {
 }

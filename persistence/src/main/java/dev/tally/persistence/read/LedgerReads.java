@@ -65,8 +65,8 @@ public final class LedgerReads
     private static final String ACCOUNTS =
         "SELECT a.account_id, a.currency, a.sub_balances, a.debits_must_not_exceed_credits, a.overdraft_limit_minor, a.created_at," +
         " (SELECT coalesce(sum(b.posted_minor), 0)::bigint FROM account_balances b WHERE b.tenant_id = a.tenant_id AND b.account_id = a.account_id)," +
-        " (SELECT coalesce(sum(b.held_minor), 0)::bigint FROM account_balances b WHERE b.tenant_id = a.tenant_id AND b.account_id = a.account_id)" +
-        " FROM accounts a WHERE a.tenant_id = ? AND a.account_id > ? AND a.created_at >= ? AND a.created_at < ?";
+        " (SELECT coalesce(sum(b.held_minor), 0)::bigint FROM account_balances b WHERE b.tenant_id = a.tenant_id AND b.account_id = a.account_id)," +
+        " a.metadata::text FROM accounts a WHERE a.tenant_id = ? AND a.account_id > ? AND a.created_at >= ? AND a.created_at < ?";
     private static final String HOLD =
         "SELECT id, tenant_id, account_id, amount_minor, currency, status, expires_at, captured_transfer_id, captured_amount_minor," +
         " created_at, resolved_at, journal_index FROM holds WHERE id = ? AND tenant_id = ?";
@@ -298,15 +298,24 @@ public final class LedgerReads
     /** @return the ISO 4217 code of the tenant's account, if PostgreSQL holds it. */
     public Optional<String> accountCurrency(final long tenantId, final long accountId) throws SQLException
     {
+        return accountText(tenantId, accountId, "currency");
+    }
+
+    /**
+     * @return the tenant's account's {@code expression} (text), read by the account's key; empty when the tenant has no
+     *         such account, or the value is NULL.
+     */
+    private Optional<String> accountText(final long tenantId, final long accountId, final String expression) throws SQLException
+    {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT currency FROM accounts WHERE tenant_id = ? AND account_id = ?"))
+             PreparedStatement s = c.prepareStatement("SELECT " + expression + " FROM accounts WHERE tenant_id = ? AND account_id = ?"))
         {
             s.setQueryTimeout(READ_TIMEOUT_SECONDS);
             s.setLong(1, tenantId);
             s.setLong(2, accountId);
             try (ResultSet rs = s.executeQuery())
             {
-                return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+                return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
             }
         }
     }
@@ -369,7 +378,7 @@ public final class LedgerReads
     public List<AccountRow> accounts(final long tenantId, final AccountsFilter filter) throws SQLException
     {
         checkLimit(filter.limit());
-        final String sql = accountsSql(filter.currency() != null);
+        final String sql = accountsSql(filter.currency() != null, filter.metadata().size());
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql))
         {
             s.setQueryTimeout(READ_TIMEOUT_SECONDS);
@@ -382,6 +391,10 @@ public final class LedgerReads
             {
                 s.setString(next++, filter.currency());
             }
+            for (final String member : filter.metadata())
+            {
+                s.setString(next++, member);
+            }
             s.setInt(next, filter.limit());
             final List<AccountRow> rows = new ArrayList<>(Math.min(filter.limit(), 64));
             try (ResultSet rs = s.executeQuery())
@@ -389,7 +402,7 @@ public final class LedgerReads
                 while (rs.next())
                 {
                     rows.add(new AccountRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getBoolean(4), rs.getLong(5),
-                        rs.getTimestamp(6).toInstant(), rs.getLong(7), rs.getLong(8)));
+                        rs.getTimestamp(6).toInstant(), rs.getLong(7), rs.getLong(8), rs.getString(9)));
                 }
             }
             return rows;
@@ -411,7 +424,26 @@ public final class LedgerReads
      */
     public static String accountsSql(final boolean byCurrency)
     {
-        return ACCOUNTS + (byCurrency ? " AND a.currency = ?" : "") + " ORDER BY a.account_id LIMIT ?";
+        return accountsSql(byCurrency, 0);
+    }
+
+    /**
+     * @return the statement {@link #accounts} runs with {@code metadataMembers} metadata members to match, each a parameter
+     *         after the currency: {@code metadata @> member}, which the partial GIN index of V9 answers (tests EXPLAIN it).
+     */
+    public static String accountsSql(final boolean byCurrency, final int metadataMembers)
+    {
+        return ACCOUNTS + (byCurrency ? " AND a.currency = ?" : "") + " AND a.metadata @> ?::jsonb".repeat(metadataMembers) +
+            " ORDER BY a.account_id LIMIT ?";
+    }
+
+    /**
+     * @return the tenant's account's metadata as PostgreSQL's jsonb text; empty when the account has none, or the tenant no
+     *         such account.
+     */
+    public Optional<String> accountMetadata(final long tenantId, final long accountId) throws SQLException
+    {
+        return accountText(tenantId, accountId, "metadata::text");
     }
 
     /** @return the tenant's hold with that id, whatever its state; empty when unknown or another tenant's. */

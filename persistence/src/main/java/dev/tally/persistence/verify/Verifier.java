@@ -30,7 +30,8 @@ import java.util.UUID;
  * is the one difference reported. The checks, and why each is sound:
  * <ol>
  *   <li><b>Accounts</b>: the ledger never forgets an account, so the two sets must be equal, with the same
- *   currency, sub-balance count, flags and lifecycle status (active, frozen with its scope, closed).</li>
+ *   currency, sub-balance count, flags, lifecycle status (active, frozen with its scope, closed) and whether it has
+ *   metadata (the ledger keeps only that bit; the journal, not the ledger, has the object itself).</li>
  *   <li><b>Balances</b>, per sub-balance (posted, held) and per account (their sums): equal.</li>
  *   <li><b>Entries sum to posted</b>: posted only ever changes through entries, so per account
  *   {@code sum(ledger_entries.amount_minor) == posted total}.</li>
@@ -152,12 +153,12 @@ public final class Verifier
     {
         final Map<Key, String> rows = new HashMap<>();
         try (ResultSet rs = s.executeQuery("SELECT tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits," +
-            " overdraft_limit_minor, status, credits_frozen FROM accounts"))
+            " overdraft_limit_minor, status, credits_frozen, metadata IS NOT NULL FROM accounts"))
         {
             while (rs.next())
             {
                 rows.put(new Key(rs.getLong(1), rs.getLong(2)), rs.getString(3) + "/" + rs.getInt(4) + "/" + rs.getBoolean(5) + "/" +
-                    rs.getLong(6) + "/" + rs.getString(7) + "/" + rs.getBoolean(8));
+                    rs.getLong(6) + "/" + rs.getString(7) + "/" + rs.getBoolean(8) + "/" + metadataName(rs.getBoolean(9)));
             }
         }
         ledger.forEachAccount(account ->
@@ -165,13 +166,19 @@ public final class Verifier
             final Key key = new Key(account.tenantId, account.accountId);
             final String expected = CurrencyCode.unpack(account.currency) + "/" + account.subBalances + "/" +
                 account.debitsMustNotExceedCredits + "/" + account.overdraftLimitMinor + "/" + statusName(account.status) + "/" +
-                ((account.status & Accounts.Status.CREDITS_FROZEN) != 0);
+                ((account.status & Accounts.Status.CREDITS_FROZEN) != 0) + "/" + metadataName(account.hasMetadata);
             checks.equal("account " + key.tenant() + "/" + key.account(), expected, rows.remove(key));
         });
         for (final Key extra : rows.keySet())
         {
             checks.differ("account " + extra.tenant() + "/" + extra.account() + " is in PostgreSQL but not in the ledger");
         }
+    }
+
+    /** @return how a difference names whether an account has metadata (the ledger keeps only that; the read model the object). */
+    private static String metadataName(final boolean hasMetadata)
+    {
+        return hasMetadata ? "metadata" : "no metadata";
     }
 
     /** @return the read model's name of a ledger status (V8): the same words the API shows. */

@@ -55,6 +55,8 @@ final class BatchSql
         "CREATE TEMP TABLE stage_entries (LIKE ledger_entries) ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_account_status (tenant_id bigint, account_id bigint, status text, credits_frozen boolean," +
             " status_index bigint) ON COMMIT DELETE ROWS",
+        "CREATE TEMP TABLE stage_account_metadata (tenant_id bigint, account_id bigint, metadata jsonb, metadata_index bigint)" +
+            " ON COMMIT DELETE ROWS",
         "CREATE TEMP TABLE stage_outbox (id uuid, tenant_id bigint, aggregate_type text, aggregate_id text, event_type text," +
             " payload jsonb, journal_index bigint, created_at timestamptz) ON COMMIT DELETE ROWS",
     };
@@ -69,9 +71,13 @@ final class BatchSql
      */
     private static final String[] SESSION = {"SET enable_hashjoin = off", "SET enable_mergejoin = off"};
 
-    /** The columns an account's creation fills; the lifecycle's (V8) keep their defaults until a status change. */
+    /**
+     * The columns an account's creation fills; the lifecycle's (V8) keep their defaults until a status change, and
+     * metadata_index (V9) its 0 until a metadata update.
+     */
     private static final String ACCOUNT_COLUMNS =
-        " (tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits, overdraft_limit_minor, journal_index, created_at)";
+        " (tenant_id, account_id, currency, sub_balances, debits_must_not_exceed_credits, overdraft_limit_minor, journal_index, created_at," +
+        " metadata)";
     private static final String INSERT_ACCOUNTS = "INSERT INTO accounts" + ACCOUNT_COLUMNS + " SELECT" +
         ACCOUNT_COLUMNS.replace('(', ' ').replace(')', ' ') + "FROM stage_accounts ON CONFLICT DO NOTHING";
     /** The last status change of each account in the batch (one row per account), never over a newer one. */
@@ -79,9 +85,13 @@ final class BatchSql
         "UPDATE accounts a SET status = s.status, credits_frozen = s.credits_frozen, status_index = s.status_index" +
         " FROM stage_account_status s WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id" +
         " AND a.status_index < s.status_index";
-    private static final String MISSING_ACCOUNT =
-        "SELECT s.tenant_id, s.account_id FROM stage_account_status s WHERE NOT EXISTS (SELECT 1 FROM accounts a" +
-        " WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id) LIMIT 1";
+    private static final String MISSING_ACCOUNT = missingAccount("stage_account_status");
+    /** The last metadata update of each account in the batch (one row per account), never over a newer one. */
+    static final String UPDATE_ACCOUNT_METADATA =
+        "UPDATE accounts a SET metadata = s.metadata, metadata_index = s.metadata_index" +
+        " FROM stage_account_metadata s WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id" +
+        " AND a.metadata_index < s.metadata_index";
+    private static final String MISSING_METADATA_ACCOUNT = missingAccount("stage_account_metadata");
     private static final String INSERT_NEW_BALANCES =
         "INSERT INTO account_balances (tenant_id, account_id, sub_index, posted_minor, held_minor, floor_minor, last_index)" +
         " SELECT tenant_id, account_id, sub_index, posted_minor, held_minor, floor_minor, last_index FROM stage_balances" +
@@ -173,6 +183,7 @@ final class BatchSql
         resolveHoldIds(batch);
         final int accounts = copyAccounts(batch, target(deduplicate, "accounts", ACCOUNT_COLUMNS));
         final int statusChanges = copyAccountStatus(batch);
+        final int metadataUpdates = copyAccountMetadata(batch);
         final int newBalances = copyBalances(batch);
         final int existingBalances = batch.balances - newBalances;
         final int holds = copyHolds(batch, target(deduplicate, "holds", ""));
@@ -182,11 +193,11 @@ final class BatchSql
         final int outbox = copyOutbox(batch, target(deduplicate, "outbox", OUTBOX_COLUMNS));
 
         statement.clearBatch();
-        final int[] staged = new int[9];
-        final String[] sqls = {INSERT_ACCOUNTS, UPDATE_ACCOUNT_STATUS, INSERT_NEW_BALANCES, UPDATE_BALANCES, INSERT_HOLDS,
-            UPDATE_HOLDS, INSERT_TRANSFERS, INSERT_ENTRIES, INSERT_OUTBOX};
-        final int[] rows = {deduplicate ? accounts : 0, statusChanges, newBalances, existingBalances, deduplicate ? holds : 0,
-            holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
+        final String[] sqls = {INSERT_ACCOUNTS, UPDATE_ACCOUNT_STATUS, UPDATE_ACCOUNT_METADATA, INSERT_NEW_BALANCES, UPDATE_BALANCES,
+            INSERT_HOLDS, UPDATE_HOLDS, INSERT_TRANSFERS, INSERT_ENTRIES, INSERT_OUTBOX};
+        final int[] rows = {deduplicate ? accounts : 0, statusChanges, metadataUpdates, newBalances, existingBalances,
+            deduplicate ? holds : 0, holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
+        final int[] staged = new int[sqls.length];
         int statements = 0;
         for (int k = 0; k < sqls.length; k++)
         {
@@ -218,6 +229,10 @@ final class BatchSql
                 else if (sqls[k] == UPDATE_ACCOUNT_STATUS)
                 {
                     requireNoneMissing(MISSING_ACCOUNT, "account row");
+                }
+                else if (sqls[k] == UPDATE_ACCOUNT_METADATA)
+                {
+                    requireNoneMissing(MISSING_METADATA_ACCOUNT, "account row");
                 }
                 allNew = false;
             }
@@ -378,12 +393,52 @@ final class BatchSql
         {
             if (b.eventType[i] == EventType.ACCOUNT_CREATED.code())
             {
-                rows.row(8).int8(b.eventTenant[i]).int8(b.eventSubject[i]).currency(b.eventCurrency[i])
+                rows.row(9).int8(b.eventTenant[i]).int8(b.eventSubject[i]).currency(b.eventCurrency[i])
                     .int2((int)b.eventExtra[i]).bool(b.eventAuxInt[i] != 0).int8(b.eventAuxLong[i])
                     .int8(b.eventCommand[i]).timestampNs(b.eventTime[i]);
+                metadataOrNull(b, i);
             }
         }
         return send(copySql);
+    }
+
+    /** Writes event {@code i}'s metadata as a jsonb field, or NULL when it carries none. */
+    private void metadataOrNull(final WriteBatch b, final int i)
+    {
+        if (b.eventMetadataLength[i] > 0)
+        {
+            rows.jsonb(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
+        }
+        else
+        {
+            rows.nul();
+        }
+    }
+
+    /**
+     * Stages the last metadata update of each account the batch updated: one row per account, as for the status. An update
+     * without metadata stages NULL (it removed the metadata).
+     */
+    private int copyAccountMetadata(final WriteBatch b) throws SQLException
+    {
+        rows.begin();
+        final Long2ObjectHashMap<Long2LongHashMap> seen = new Long2ObjectHashMap<>();
+        for (int i = b.events - 1; i >= 0; i--)
+        {
+            if (b.eventType[i] != EventType.ACCOUNT_METADATA_UPDATED.code())
+            {
+                continue;
+            }
+            final Long2LongHashMap accounts = seen.computeIfAbsent(b.eventTenant[i], tenant -> new Long2LongHashMap(NONE));
+            if (accounts.put(b.eventSubject[i], i) != NONE)
+            {
+                continue;   // a later update of this account in the batch stands
+            }
+            rows.row(4).int8(b.eventTenant[i]).int8(b.eventSubject[i]);
+            metadataOrNull(b, i);
+            rows.int8(b.eventCommand[i]);
+        }
+        return send("COPY stage_account_metadata FROM STDIN (FORMAT binary)");
     }
 
     /**
@@ -397,7 +452,7 @@ final class BatchSql
         for (int i = b.events - 1; i >= 0; i--)
         {
             final EventType type = EventType.fromCode(b.eventType[i]);
-            if (type == EventType.ACCOUNT_CREATED || !type.isAccountEvent())
+            if (!type.isStatusChange())
             {
                 continue;
             }
@@ -528,15 +583,7 @@ final class BatchSql
                 rows.nul();
             }
             rows.int8(b.eventCommand[i]).timestampNs(b.eventTime[i]);
-            // metadata, the last column (V4): only a posted transfer's event carries any
-            if (b.eventMetadataLength[i] > 0)
-            {
-                rows.jsonb(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
-            }
-            else
-            {
-                rows.nul();
-            }
+            metadataOrNull(b, i);   // the last column (V4): only a posted transfer's event carries any
         }
         return send(copySql);
     }
@@ -587,6 +634,13 @@ final class BatchSql
             }
         }
         return staged;
+    }
+
+    /** @return the query for an account a staging table names that the accounts table lacks (its key, or no row). */
+    private static String missingAccount(final String stage)
+    {
+        return "SELECT s.tenant_id, s.account_id FROM " + stage + " s WHERE NOT EXISTS (SELECT 1 FROM accounts a" +
+            " WHERE a.tenant_id = s.tenant_id AND a.account_id = s.account_id) LIMIT 1";
     }
 
     private void requireNoneMissing(final String query, final String what) throws SQLException

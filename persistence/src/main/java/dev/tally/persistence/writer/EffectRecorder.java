@@ -150,7 +150,8 @@ public final class EffectRecorder
             {
                 auxLong = e.eventExtraTimestampNs(i);
             }
-            // Only a transfer's event carries a reference and metadata, which the ledger hands on until the next unit.
+            // Only a transfer's event carries a reference, and a transfer's or an account's metadata (created with some, or
+            // updated), which the ledger hands on until the next unit.
             final int referenceLength = e.eventReferenceLength(i);
             final int metadataLength = e.eventMetadataLength(i);
             final int index = claim(EVENT, EVENT_REFERENCE + referenceLength + metadataLength);

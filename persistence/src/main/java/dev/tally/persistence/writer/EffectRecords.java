@@ -37,7 +37,9 @@ import dev.tally.ledger.LedgerLimits;
  * <p>EVENT carries, in its aux fields and variable part, what an event of the ledger's {@code EffectLog} holds
  * beyond the common fields for its type:
  * <ul>
- *   <li>ACCOUNT_CREATED: auxInt = 1 when debits must not exceed credits, auxLong = overdraft limit.</li>
+ *   <li>ACCOUNT_CREATED: auxInt = 1 when debits must not exceed credits, auxLong = overdraft limit; the account's
+ *   metadata when it was created with some.</li>
+ *   <li>ACCOUNT_METADATA_UPDATED: the account's new metadata (none: removed).</li>
  *   <li>TRANSFER_POSTED: the reference text, and the transfer's metadata (its canonical JSON object, UTF-8,
  *   which the ledger hands on with the event and does not keep). A transfer without metadata pays only the
  *   4-byte length field.</li>

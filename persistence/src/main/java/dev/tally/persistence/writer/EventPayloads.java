@@ -15,7 +15,7 @@ import org.agrona.collections.Long2LongHashMap;
  * re-types a field gets a new {@code schemaVersion}). Every event carries {@code schemaVersion, eventId,
  * type, tenantId, journalIndex, occurredAt} (journaled time, ISO-8601 UTC) and then:
  * <pre>
- * AccountCreated     accountId, currency, subBalances, debitsMustNotExceedCredits, overdraftLimitMinor
+ * AccountCreated     accountId, currency, subBalances, debitsMustNotExceedCredits, overdraftLimitMinor, metadata (or null)
  * TransferPosted     transferId, debitAccountId, creditAccountId, amount, amountMinor, currency, reference (or null),
  *                    metadata (the transfer's JSON object of strings, or null) -- rendered from the transfers row
  * TransferReversed   transferId (the reversal), reversedTransferId, debitAccountId, creditAccountId, amount, amountMinor, currency
@@ -27,12 +27,14 @@ import org.agrona.collections.Long2LongHashMap;
  * AccountFrozen      accountId, currency, creditsFrozen (false: debits only)
  * AccountUnfrozen    accountId, currency
  * AccountClosed      accountId, currency
+ * AccountMetadataUpdated  accountId, currency, metadata (the account's JSON object of strings now; null: removed)
  * </pre>
  * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
  * A member with nothing to say is {@code null}, never left out ({@code reference}, {@code metadata}), so a
  * consumer reads one shape per event type. {@code metadata} is the client's object as the gateway canonicalised
  * it, embedded as JSON (not a string holding JSON). It came without a new schema version (a field added, which
- * consumers ignore until they know it); events written before it existed have no such member.
+ * consumers ignore until they know it); events written before it existed have no such member (an AccountCreated
+ * event's came with account metadata, later than a TransferPosted event's).
  *
  * <p>Aggregates, for per-aggregate ordering by the relay: an account ("account", its id, unique only within its
  * tenant: the relay keys aggregates by tenant too), a transfer ("transfer", its uuid; a reversal is an event of the
@@ -59,6 +61,7 @@ final class EventPayloads
             case ACCOUNT_FROZEN:
             case ACCOUNT_UNFROZEN:
             case ACCOUNT_CLOSED:
+            case ACCOUNT_METADATA_UPDATED:
                 out.text("account").beginTextField().appendLong(b.eventSubject[i]).endField();
                 break;
             case TRANSFER_POSTED:
@@ -96,6 +99,12 @@ final class EventPayloads
                 out.appendAscii(",\"subBalances\":").appendLong(b.eventExtra[i]);
                 out.appendAscii(",\"debitsMustNotExceedCredits\":").appendAscii(b.eventAuxInt[i] != 0 ? "true" : "false");
                 out.appendAscii(",\"overdraftLimitMinor\":").appendLong(b.eventAuxLong[i]);
+                metadata(out, b, i);
+                break;
+            case ACCOUNT_METADATA_UPDATED:
+                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                currency(out, b.eventCurrency[i]);
+                metadata(out, b, i);
                 break;
             case ACCOUNT_FROZEN:
                 out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
@@ -135,6 +144,20 @@ final class EventPayloads
         }
         out.appendAscii("}").endField();
         out.int8(command).timestampNs(time);
+    }
+
+    /** The event's metadata, embedded as JSON (the canonical bytes, valid JSON), or null when it carries none. */
+    private static void metadata(final CopyBuffer out, final WriteBatch b, final int i)
+    {
+        out.appendAscii(",\"metadata\":");
+        if (b.eventMetadataLength[i] > 0)
+        {
+            out.appendBytes(b.metadata, b.eventMetadataOffset[i], b.eventMetadataLength[i]);
+        }
+        else
+        {
+            out.appendAscii("null");
+        }
     }
 
     private static void holdId(

@@ -121,14 +121,14 @@ class VerifierTest
         sql("UPDATE accounts SET sub_balances = 7 WHERE tenant_id = 1 AND account_id = 3");
         sql("UPDATE accounts SET debits_must_not_exceed_credits = true WHERE tenant_id = 1 AND account_id = 1");
         sql("UPDATE accounts SET overdraft_limit_minor = 4000 WHERE tenant_id = 1 AND account_id = 4");
-        sql("UPDATE accounts SET status = 'frozen', credits_frozen = true WHERE tenant_id = 1 AND account_id = 5");
+        sql("UPDATE accounts SET status = 'frozen', credits_frozen = true, metadata = '{\"team\": \"ops\"}' WHERE tenant_id = 1 AND account_id = 5");
         final String out = run(1);
         assertReported(out,
-            "account 1/2: ledger USD/1/true/0/active/false, PostgreSQL GBP/1/true/0/active/false",
-            "account 1/3: ledger USD/8/true/0/active/false, PostgreSQL USD/7/true/0/active/false",
-            "account 1/1: ledger USD/1/false/0/active/false, PostgreSQL USD/1/true/0/active/false",
-            "account 1/4: ledger USD/1/true/5000/active/false, PostgreSQL USD/1/true/4000/active/false",
-            "account 1/5: ledger EUR/1/true/0/active/false, PostgreSQL EUR/1/true/0/frozen/true");
+            "account 1/2: ledger USD/1/true/0/active/false/no metadata, PostgreSQL GBP/1/true/0/active/false/no metadata",
+            "account 1/3: ledger USD/8/true/0/active/false/no metadata, PostgreSQL USD/7/true/0/active/false/no metadata",
+            "account 1/1: ledger USD/1/false/0/active/false/no metadata, PostgreSQL USD/1/true/0/active/false/no metadata",
+            "account 1/4: ledger USD/1/true/5000/active/false/no metadata, PostgreSQL USD/1/true/4000/active/false/no metadata",
+            "account 1/5: ledger EUR/1/true/0/active/false/no metadata, PostgreSQL EUR/1/true/0/frozen/true/metadata");
         assertTrue(out.contains("verify: 5 difference(s)"), out);
     }
 

@@ -125,6 +125,7 @@ class EventPayloadsTest
         expected.put("subBalances", "1");
         expected.put("debitsMustNotExceedCredits", "true");
         expected.put("overdraftLimitMinor", "5000");
+        expected.put("metadata", null);   // created without any: null, never left out
         assertEquals(expected, payload("AccountCreated", accountCreated, "account", "4"));
     }
 

@@ -1,22 +1,9 @@
 package dev.tally.server.it;
 
-import dev.tally.gateway.http.HttpLimits;
-import dev.tally.journal.Durability;
-import dev.tally.ledger.LedgerConfig;
-import dev.tally.server.ServerConfig;
-import dev.tally.server.TallyServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -29,9 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unfreeze and close with their problem types, stored replies replayed byte for byte, tenant isolation, bad input, a
  * batch, and the status in the read model's accounts row and the outbox.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class AccountLifecycleOverHttpIT
+class AccountLifecycleOverHttpIT extends OneServerPerClass
 {
     private static final String TRY = TallyClient.TRY;
     private static final String PROBLEM_PREFIX = "https://tally.dev/problems/";
@@ -39,35 +25,17 @@ class AccountLifecycleOverHttpIT
     private static final long ALICE = 11;
     private static final long BOB = 12;
     private static final long CAROL = 13;
-    private static final long WAIT_MS = 15_000;
-
-    @TempDir
-    static Path dataDir;
-
-    private TallyServer server;
-    private TallyClient client;
+    /** The accounts row's status and scope, as {@code "frozen/true"}. */
+    private static final String STATUS = "status || '/' || credits_frozen";
 
     @BeforeAll
-    void startServer() throws Exception
+    void createAccounts()
     {
-        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
-            LedgerConfig.small(), Servers.withoutTicks(), HttpLimits.defaults(), null, true);
-        server = new TallyServer(config);
-        client = Servers.client(server);
         assertEquals(201, client.createAccount(FUNDING, TRY, false).status());
         assertEquals(201, client.createAccount(ALICE, TRY, true).status());
         assertEquals(201, client.createAccount(BOB, TRY, true).status());
         assertEquals(201, client.createAccount(CAROL, TRY, true).status());
         assertEquals(201, client.transfer("fund-alice", FUNDING, ALICE, "100.00", TRY, null).status());
-    }
-
-    @AfterAll
-    void stopServer()
-    {
-        if (server != null)
-        {
-            server.close();
-        }
     }
 
     private static void assertProblem(final Reply reply, final int status, final String slug)
@@ -180,60 +148,15 @@ class AccountLifecycleOverHttpIT
         final long dave = 14;
         assertEquals(201, client.createAccount(dave, TRY, true).status());
         assertEquals(200, client.post("/v1/accounts/" + dave + "/freeze", "dave-freeze", "{\"credits\":true}").status());
-        assertEquals("frozen/true", awaitStatus(dave, "frozen/true"));
+        assertEquals("frozen/true", AccountRows.await(server, dave, STATUS, "frozen/true"));
         assertEquals(200, client.post("/v1/accounts/" + dave + "/unfreeze", "dave-unfreeze", "").status());
         assertEquals(200, client.post("/v1/accounts/" + dave + "/close", "dave-close", "").status());
-        assertEquals("closed/false", awaitStatus(dave, "closed/false"));
+        assertEquals("closed/false", AccountRows.await(server, dave, STATUS, "closed/false"));
 
-        final List<String> events = outbox(dave);
+        final List<String> events = AccountRows.outbox(server, dave);
         assertEquals(List.of("AccountCreated", "AccountFrozen", "AccountUnfrozen", "AccountClosed"),
             events.stream().map(e -> e.substring(0, e.indexOf(' '))).toList(), events::toString);
         assertTrue(events.get(1).contains("\"creditsFrozen\": true"), events::toString);
         assertTrue(events.get(3).contains("\"accountId\": " + dave), events::toString);
-    }
-
-    /** @return the accounts row's "status/credits_frozen" once it reads {@code expected}, or as it stands after the wait. */
-    private String awaitStatus(final long accountId, final String expected) throws Exception
-    {
-        final long deadline = System.currentTimeMillis() + WAIT_MS;
-        String status = null;
-        while (System.currentTimeMillis() < deadline)
-        {
-            try (Connection c = server.readModel().database().dataSource().getConnection();
-                 PreparedStatement s = c.prepareStatement("SELECT status, credits_frozen FROM accounts WHERE account_id = ?"))
-            {
-                s.setLong(1, accountId);
-                try (ResultSet rs = s.executeQuery())
-                {
-                    status = rs.next() ? rs.getString(1) + "/" + rs.getBoolean(2) : null;
-                }
-            }
-            if (expected.equals(status))
-            {
-                break;
-            }
-            Thread.sleep(50);
-        }
-        return status;
-    }
-
-    /** @return the account's outbox events in journal order, each as "type payload". */
-    private List<String> outbox(final long accountId) throws Exception
-    {
-        final List<String> events = new ArrayList<>();
-        try (Connection c = server.readModel().database().dataSource().getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT event_type, payload::text FROM outbox WHERE aggregate_type = 'account'" +
-                 " AND aggregate_id = ? ORDER BY journal_index"))
-        {
-            s.setString(1, String.valueOf(accountId));
-            try (ResultSet rs = s.executeQuery())
-            {
-                while (rs.next())
-                {
-                    events.add(rs.getString(1) + " " + rs.getString(2));
-                }
-            }
-        }
-        return events;
     }
 }

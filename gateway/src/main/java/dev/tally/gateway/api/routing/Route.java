@@ -29,6 +29,8 @@ public enum Route
     FREEZE_ACCOUNT("POST", "/v1/accounts/{id}/freeze", CommandType.FREEZE_ACCOUNT),
     UNFREEZE_ACCOUNT("POST", "/v1/accounts/{id}/unfreeze", CommandType.UNFREEZE_ACCOUNT),
     CLOSE_ACCOUNT("POST", "/v1/accounts/{id}/close", CommandType.CLOSE_ACCOUNT),
+    /** Replaces the account's metadata with the body's {@code metadata} ({@code {}} removes it). */
+    UPDATE_ACCOUNT_METADATA("PUT", "/v1/accounts/{id}/metadata", CommandType.UPDATE_ACCOUNT_METADATA),
     /** Each operation carries its own idempotency key: the request needs no {@code Idempotency-Key} header. */
     BATCH("POST", "/v1/batch", null),
     HEALTH("GET", "/health", null),
@@ -57,7 +59,7 @@ public enum Route
         this.commandType = commandType;
     }
 
-    /** @return the HTTP method, upper case ({@code GET} or {@code POST}). */
+    /** @return the HTTP method, upper case ({@code GET}, {@code POST} or {@code PUT}). */
     public String method()
     {
         return method;
@@ -81,7 +83,7 @@ public enum Route
     /** @return true for the tenants' routes that change state (and so go through the journal as the request's command). */
     public boolean isMutating()
     {
-        return "POST".equals(method) && !isAdmin();
+        return ("POST".equals(method) || "PUT".equals(method)) && !isAdmin();
     }
 
     /** @return true for the operators' routes, authenticated by the admin key instead of a tenant's. */
