@@ -38,8 +38,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The model test: random sequences of every command type, with keys deliberately sent again with the
  * same payload (a retry) and with another payload (a reused key), applied to two fresh ledgers and to
- * {@link ReferenceModel}. After every command it compares result codes, per-account posted and held
- * totals and table sizes with the model, checks the invariants that must hold whatever the model says
+ * {@link ReferenceModel}. The account lifecycle is among them: freezes of debits or of everything, unfreezes, and
+ * closes, with transfers that empty an account so that closes succeed as well as fail. After every command it
+ * compares result codes (and the account a lifecycle rejection names), per-account posted and held totals, each
+ * account's status and table sizes with the model, checks the invariants that must hold whatever the model says
  * (money conserved per currency, no constrained sub-balance below its floor, a stored key never applied
  * again) and that both ledgers have the same {@code stateHash()}; after every unit it checks the effects.
  *
@@ -58,10 +60,20 @@ class LedgerModelTest
     static final LedgerConfig EVICTING = new LedgerConfig(64, 1_024, 32, 32, 32, 1_024, 600, 60, 1_500, 10_000);
 
     private static final long OTHER_TENANT_MISSING_ACCOUNT = 999_999;
+    /** Accounts the preamble makes (ids 1 to 9): funding, hot and ordinary ones the rest of a run relies on. */
+    private static final long PREAMBLE_ACCOUNTS = 9;
 
     enum Kind
     {
-        CREATE_ACCOUNT, TRANSFER, REVERSE, HOLD, CAPTURE, VOID, MARK_UNKNOWN, TICK, RESEND, REUSE, BATCH
+        CREATE_ACCOUNT, TRANSFER, REVERSE, HOLD, CAPTURE, VOID, MARK_UNKNOWN, TICK, RESEND, REUSE, BATCH,
+        /** Freezes an account's debits, or (b even) its debits and credits. */
+        FREEZE,
+        /** Lifts a freeze, mostly of an account that is frozen. */
+        UNFREEZE,
+        /** Closes an account, mostly one whose totals are zero. */
+        CLOSE,
+        /** A transfer that brings an account's posted total to zero, so that a close may follow. */
+        DRAIN
     }
 
     /** One generated step; {@code a..d} are resolved against the model when the step runs. */
@@ -85,7 +97,9 @@ class LedgerModelTest
                 "LINKED_OPERATION_FAILED", "INSUFFICIENT_FUNDS", "DUPLICATE_REFERENCE", "HOLD_EXPIRED", "KEY_EXPIRED",
                 "OK_CAPTURE_HOLD", "OK_VOID_HOLD", "OK_MARK_HOLD_UNKNOWN", "OK_REVERSE_TRANSFER", "HOLD_NOT_ACTIVE",
                 "CAPTURE_EXCEEDS_HOLD", "REVERSAL_EXCEEDS_REMAINING", "TRANSFER_NOT_FOUND", "ACCOUNT_NOT_FOUND",
-                "CURRENCY_MISMATCH", "INVALID_COMMAND", "HOT_ACCOUNT_SPLIT_DEBIT"))
+                "CURRENCY_MISMATCH", "INVALID_COMMAND", "HOT_ACCOUNT_SPLIT_DEBIT", "ACCOUNT_FROZEN", "ACCOUNT_CLOSED",
+                "ACCOUNT_NOT_EMPTY", "OK_FREEZE_ACCOUNT", "OK_FREEZE_ACCOUNT_ALL", "OK_UNFREEZE_ACCOUNT", "OK_CLOSE_ACCOUNT",
+                "CLOSED_AFTER_MOVING_MONEY", "FROZEN_CREDIT_REFUSED"))
             {
                 coverage.check(feature).count(count -> count >= 50);
             }
@@ -140,7 +154,8 @@ class LedgerModelTest
         final Arbitrary<Kind> singleKinds = Arbitraries.frequency(
             Tuple.of(7, Kind.CREATE_ACCOUNT), Tuple.of(28, Kind.TRANSFER), Tuple.of(8, Kind.REVERSE), Tuple.of(11, Kind.HOLD),
             Tuple.of(7, Kind.CAPTURE), Tuple.of(4, Kind.VOID), Tuple.of(3, Kind.MARK_UNKNOWN), Tuple.of(7, Kind.TICK),
-            Tuple.of(10, Kind.RESEND), Tuple.of(5, Kind.REUSE));
+            Tuple.of(10, Kind.RESEND), Tuple.of(5, Kind.REUSE), Tuple.of(3, Kind.FREEZE), Tuple.of(3, Kind.UNFREEZE),
+            Tuple.of(3, Kind.CLOSE), Tuple.of(3, Kind.DRAIN));
         final Arbitrary<Kind> operationKinds = singleKinds.filter(k -> k != Kind.TICK);
         final Arbitrary<Action> single = Combinators.combine(singleKinds, n, n, n, n)
             .as((k, a, b, c, d) -> new Action(k, a, b, c, d, false, List.of()));
@@ -172,6 +187,8 @@ class LedgerModelTest
         final List<Id> holdIds = new ArrayList<>();
         final List<String> references = new ArrayList<>();
         final Set<String> features = new TreeSet<>();
+        /** Accounts whose posted or held was ever other than zero: closing one of them is closing after an emptying. */
+        final Set<Long> movedMoney = new java.util.HashSet<>();
         final ArrayDeque<String> trace = new ArrayDeque<>();
         long nextAccountId = 1;
         int nextKey;
@@ -448,6 +465,12 @@ class LedgerModelTest
                 (c.hasReference() ? " ref" : "");
         }
 
+        /** @return the account a transfer or capture credits, or -1 (a reversal's: the original's debit account, not known here). */
+        private static long creditedAccount(final Command c)
+        {
+            return c.type == CommandType.TRANSFER || c.type == CommandType.CAPTURE_HOLD ? c.creditAccountId : -1;
+        }
+
         /** @return posted of each sub-balance of a constrained hot account a transfer debits, or null. */
         private long[] hotDebitPosted(final Command c)
         {
@@ -514,6 +537,19 @@ class LedgerModelTest
                 {
                     assertEquals(outcome.extra, r.extra, "transfer named by a duplicate reference: " + where);
                 }
+                if ((r.code == ResultCode.ACCOUNT_FROZEN || r.code == ResultCode.ACCOUNT_CLOSED || r.code == ResultCode.ACCOUNT_NOT_EMPTY) &&
+                    !r.replayed)
+                {
+                    assertEquals(outcome.extra, r.extra, "account named by a lifecycle rejection: " + where);
+                    if (r.code == ResultCode.ACCOUNT_FROZEN && r.extra == creditedAccount(c))
+                    {
+                        features.add("FROZEN_CREDIT_REFUSED");
+                    }
+                }
+                if (c.type == CommandType.CLOSE_ACCOUNT && outcome.appliedFinally() && movedMoney.contains(c.accountId))
+                {
+                    features.add("CLOSED_AFTER_MOVING_MONEY");
+                }
                 assertFalse(r.code == ResultCode.CAPACITY_EXCEEDED, "tables are sized never to fill: " + where);
                 if (outcome.appliedFinally())
                 {
@@ -566,6 +602,11 @@ class LedgerModelTest
                 assertTrue(slot >= 0, where + ": account " + e.getKey() + " missing");
                 assertEquals(e.getValue().posted, accounts.postedTotal(slot), where + ": posted of " + e.getKey());
                 assertEquals(e.getValue().held, accounts.heldTotal(slot), where + ": held of " + e.getKey());
+                assertEquals(e.getValue().status(), accounts.status(slot), where + ": status of " + e.getKey());
+                if (e.getValue().posted != 0 || e.getValue().held != 0)
+                {
+                    movedMoney.add(e.getKey());
+                }
             }
             assertEquals(model.holdCount(), ledger.holds().size(), where + ": live holds");
             assertEquals(model.unknownHoldCount(), ledger.holds().unknownCount(), where + ": unknown holds");
@@ -693,6 +734,10 @@ class LedgerModelTest
                 case VOID: return holdCommand(x, CommandType.VOID_HOLD);
                 case MARK_UNKNOWN: return holdCommand(x, CommandType.MARK_HOLD_UNKNOWN);
                 case TICK: return commands.tick(1 + x.a() % 80);
+                case FREEZE: return lifecycle(x, CommandType.FREEZE_ACCOUNT);
+                case UNFREEZE: return lifecycle(x, CommandType.UNFREEZE_ACCOUNT);
+                case CLOSE: return lifecycle(x, CommandType.CLOSE_ACCOUNT);
+                case DRAIN: return drain(x);
                 case RESEND: return commands.resend(pickSent(x));
                 case REUSE:
                     final Command original = pickSent(x);
@@ -711,6 +756,20 @@ class LedgerModelTest
         private List<Long> accountIds()
         {
             return new ArrayList<>(model.accounts().keySet());
+        }
+
+        /** @return the accounts other than {@code accountId} of its tenant and currency: who it may move money with. */
+        private List<Long> peers(final long accountId, final int currency, final long tenant)
+        {
+            final List<Long> peers = new ArrayList<>();
+            for (final Map.Entry<Long, ReferenceModel.Account> e : model.accounts().entrySet())
+            {
+                if (e.getKey() != accountId && e.getValue().currency == currency && e.getValue().tenant == tenant)
+                {
+                    peers.add(e.getKey());
+                }
+            }
+            return peers;
         }
 
         private long tenantOf(final long accountId, final int choice)
@@ -778,15 +837,7 @@ class LedgerModelTest
             final List<Long> ids = accountIds();
             final long debit = ids.get(x.a() % ids.size());
             final ReferenceModel.Account debitAccount = model.accounts().get(debit);
-            final List<Long> peers = new ArrayList<>();
-            for (final long id : ids)
-            {
-                final ReferenceModel.Account a = model.accounts().get(id);
-                if (id != debit && a.currency == debitAccount.currency && a.tenant == debitAccount.tenant)
-                {
-                    peers.add(id);
-                }
-            }
+            final List<Long> peers = peers(debit, debitAccount.currency, debitAccount.tenant);
             final long credit;
             if (x.b() % 29 == 0)
             {
@@ -882,15 +933,7 @@ class LedgerModelTest
             long credit = ids.get(x.b() % ids.size());
             if (hold != null && x.b() % 8 != 0)
             {
-                final List<Long> peers = new ArrayList<>();
-                for (final long id : ids)
-                {
-                    final ReferenceModel.Account a = model.accounts().get(id);
-                    if (id != hold.account && a.currency == hold.currency && a.tenant == hold.tenant)
-                    {
-                        peers.add(id);
-                    }
-                }
+                final List<Long> peers = peers(hold.account, hold.currency, hold.tenant);
                 if (!peers.isEmpty())
                 {
                     credit = peers.get((x.b() / 8) % peers.size());
@@ -923,6 +966,68 @@ class LedgerModelTest
                 return Commands.inCurrency(c, 0);
             }
             return Commands.inCurrency(c, targetCurrency);
+        }
+
+        /**
+         * A freeze (of everything when {@code b} is even), unfreeze or close. Unfreeze mostly names a frozen account and
+         * close one whose totals are zero, so that both do something; now and then another tenant or an account id
+         * nobody has.
+         */
+        private Command lifecycle(final Action x, final CommandType type)
+        {
+            final List<Long> ids = accountIds();
+            final List<Long> preferred = new ArrayList<>();
+            for (final long id : ids)
+            {
+                final ReferenceModel.Account a = model.accounts().get(id);
+                if (type == CommandType.UNFREEZE_ACCOUNT ? a.debitsFrozen : type == CommandType.CLOSE_ACCOUNT && a.posted == 0 && a.held == 0)
+                {
+                    preferred.add(id);
+                }
+            }
+            final long account;
+            if (x.c() % 23 == 0)
+            {
+                account = OTHER_TENANT_MISSING_ACCOUNT;
+            }
+            else if (!preferred.isEmpty() && x.c() % 4 != 0)
+            {
+                account = preferred.get(x.a() % preferred.size());
+            }
+            else
+            {
+                account = ids.get(x.a() % ids.size());
+            }
+            commands.tenant(tenantOf(account, x.d()));
+            final String key = nextKey();
+            switch (type)
+            {
+                case FREEZE_ACCOUNT: return commands.freeze(key, account, x.b() % 2 == 0);
+                case UNFREEZE_ACCOUNT: return commands.unfreeze(key, account);
+                default: return commands.close(key, account);
+            }
+        }
+
+        /**
+         * A transfer that brings an account's posted total to zero: its positive total out to a peer, or a negative
+         * total made up from a peer (the same tenant and currency). Mostly an account made during the run, so that the
+         * preamble's funding and hot accounts stay open for the rest of it; a plain transfer when there is no peer.
+         */
+        private Command drain(final Action x)
+        {
+            final List<Long> ids = accountIds();
+            final List<Long> made = ids.stream().filter(id -> id > PREAMBLE_ACCOUNTS).toList();
+            final long account = !made.isEmpty() && x.a() % 4 != 0 ? made.get(x.a() % made.size()) : ids.get(x.a() % ids.size());
+            final ReferenceModel.Account a = model.accounts().get(account);
+            final List<Long> peers = peers(account, a.currency, a.tenant);
+            if (peers.isEmpty() || a.posted == 0)
+            {
+                return transfer(x);
+            }
+            final long peer = peers.get(x.b() % peers.size());
+            commands.tenant(a.tenant);
+            return a.posted > 0 ? commands.transfer(nextKey(), account, peer, a.posted, a.currency, null) :
+                commands.transfer(nextKey(), peer, account, -a.posted, a.currency, null);
         }
 
         private Command holdCommand(final Action x, final CommandType type)

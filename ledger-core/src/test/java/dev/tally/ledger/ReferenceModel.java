@@ -1,5 +1,6 @@
 package dev.tally.ledger;
 
+import dev.tally.ledger.account.Accounts;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.id.Uuid7;
@@ -21,6 +22,14 @@ import java.util.function.ToLongFunction;
  *
  * <p>What it leaves out on purpose: capacities (its tables are sized so they never fill) and the 64-bit
  * edges (amounts stay small), both covered by scenario tests.
+ *
+ * <p>The account lifecycle (ARCHITECTURE.md, "Account lifecycle"): a debit freeze refuses debits, holds and captures
+ * from the account, a freeze of credits too refuses credits into it, a closed account refuses both; voids, expiries
+ * and marking a hold unknown stay allowed. Close needs zero posted and zero held on every sub-balance. Held is never
+ * negative on any sub-balance, and neither is posted on a constrained one, so zero totals say it for them; an
+ * unconstrained account of several sub-balances may hold +x on one and -x on another, so the model keeps its posted
+ * per sub-balance, placed as ARCHITECTURE.md ("Hot accounts and sub-balances") says: a credit in the sub-balance a hash
+ * of the journal index picks, an unconstrained debit in the one a hash of its complement picks.
  */
 final class ReferenceModel
 {
@@ -41,26 +50,90 @@ final class ReferenceModel
         final long overdraftMinor;
         long posted;
         long held;
+        /** Posted per sub-balance of an unconstrained account with several; null for every other account. */
+        final long[] subPosted;
+        boolean debitsFrozen;
+        boolean creditsFrozen;
+        boolean closed;
 
-        Account(final long tenant, final int currency, final boolean constrained, final long overdraftMinor)
+        Account(final long tenant, final int currency, final boolean constrained, final long overdraftMinor, final int subBalances)
         {
             this.tenant = tenant;
             this.currency = currency;
             this.constrained = constrained;
             this.overdraftMinor = overdraftMinor;
+            this.subPosted = constrained || subBalances == 1 ? null : new long[subBalances];
+        }
+
+        private Account(final Account other)
+        {
+            tenant = other.tenant;
+            currency = other.currency;
+            constrained = other.constrained;
+            overdraftMinor = other.overdraftMinor;
+            posted = other.posted;
+            held = other.held;
+            subPosted = other.subPosted == null ? null : other.subPosted.clone();
+            debitsFrozen = other.debitsFrozen;
+            creditsFrozen = other.creditsFrozen;
+            closed = other.closed;
         }
 
         Account copy()
         {
-            final Account a = new Account(tenant, currency, constrained, overdraftMinor);
-            a.posted = posted;
-            a.held = held;
-            return a;
+            return new Account(this);
         }
 
         boolean canDraw(final long amount)
         {
             return !constrained || posted - held - amount >= -overdraftMinor;
+        }
+
+        /** Posts a debit of {@code amount} made by the command at {@code journalIndex}. */
+        void debit(final long amount, final long journalIndex)
+        {
+            posted -= amount;
+            if (subPosted != null)
+            {
+                subPosted[(int)Long.remainderUnsigned(StateDigest.mix(~journalIndex), subPosted.length)] -= amount;
+            }
+        }
+
+        /** Posts a credit of {@code amount} made by the command at {@code journalIndex}. */
+        void credit(final long amount, final long journalIndex)
+        {
+            posted += amount;
+            if (subPosted != null)
+            {
+                subPosted[(int)Long.remainderUnsigned(StateDigest.mix(journalIndex), subPosted.length)] += amount;
+            }
+        }
+
+        /** @return true when every sub-balance has zero posted and zero held: the account may close. */
+        boolean isEmpty()
+        {
+            if (posted != 0 || held != 0)
+            {
+                return false;
+            }
+            if (subPosted != null)
+            {
+                for (final long sub : subPosted)
+                {
+                    if (sub != 0)
+                    {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        /** @return the status bits the ledger keeps ({@code Accounts.Status}): 0 while active. */
+        int status()
+        {
+            return closed ? Accounts.Status.CLOSED :
+                (debitsFrozen ? Accounts.Status.DEBITS_FROZEN : 0) | (creditsFrozen ? Accounts.Status.CREDITS_FROZEN : 0);
         }
     }
 
@@ -470,6 +543,10 @@ final class ReferenceModel
             case CAPTURE_HOLD: return capture(c);
             case VOID_HOLD: return voidHold(c);
             case MARK_HOLD_UNKNOWN: return markUnknown(c);
+            case FREEZE_ACCOUNT: return lifecycle(c);
+            case FREEZE_ACCOUNT_ALL: return lifecycle(c);
+            case UNFREEZE_ACCOUNT: return lifecycle(c);
+            case CLOSE_ACCOUNT: return lifecycle(c);
             default: throw new IllegalArgumentException("not a keyed command: " + c.type);
         }
     }
@@ -492,7 +569,7 @@ final class ReferenceModel
         {
             return new Evaluation(ResultCode.ACCOUNT_EXISTS);
         }
-        accounts.put(c.accountId, new Account(c.tenantId, c.currency, c.debitsMustNotExceedCredits, c.overdraftLimitMinor));
+        accounts.put(c.accountId, new Account(c.tenantId, c.currency, c.debitsMustNotExceedCredits, c.overdraftLimitMinor, c.subBalances));
         return Evaluation.ok(1, 0);
     }
 
@@ -511,6 +588,11 @@ final class ReferenceModel
         if (debit == null || credit == null)
         {
             return new Evaluation(ResultCode.ACCOUNT_NOT_FOUND);
+        }
+        final Evaluation refused = refusesMove(c.debitAccountId, debit, c.creditAccountId, credit);
+        if (refused != null)
+        {
+            return refused;
         }
         if (debit.currency != c.currency || credit.currency != c.currency)
         {
@@ -538,8 +620,8 @@ final class ReferenceModel
         {
             return new Evaluation(ResultCode.INSUFFICIENT_FUNDS);
         }
-        debit.posted -= c.amountMinor;
-        credit.posted += c.amountMinor;
+        debit.debit(c.amountMinor, c.journalIndex);
+        credit.credit(c.amountMinor, c.journalIndex);
         transfers.put(transferId(c),
             new Transfer(c.tenantId, c.debitAccountId, c.creditAccountId, c.amountMinor, c.currency, false, c.timestampNs));
         if (hasReference)
@@ -579,12 +661,18 @@ final class ReferenceModel
         }
         final Account debit = accounts.get(original.credit);
         final Account credit = accounts.get(original.debit);
+        // money goes back: the original credit account is debited, so its freeze or closure refuses the reversal
+        final Evaluation refused = refusesMove(original.credit, debit, original.debit, credit);
+        if (refused != null)
+        {
+            return refused;
+        }
         if (!debit.canDraw(amount))
         {
             return new Evaluation(ResultCode.INSUFFICIENT_FUNDS);
         }
-        debit.posted -= amount;
-        credit.posted += amount;
+        debit.debit(amount, c.journalIndex);
+        credit.credit(amount, c.journalIndex);
         original.reversed += amount;
         transfers.put(transferId(c),
             new Transfer(c.tenantId, original.credit, original.debit, amount, original.currency, true, c.timestampNs));
@@ -617,6 +705,11 @@ final class ReferenceModel
         if (a == null)
         {
             return new Evaluation(ResultCode.ACCOUNT_NOT_FOUND);
+        }
+        final Evaluation refused = refusesDebit(c.accountId, a);   // a hold reserves: a debit to come
+        if (refused != null)
+        {
+            return refused;
         }
         if (a.currency != c.currency)
         {
@@ -682,9 +775,14 @@ final class ReferenceModel
             return new Evaluation(ResultCode.CURRENCY_MISMATCH);
         }
         final Account debit = accounts.get(h.account);
+        final Evaluation refused = refusesMove(h.account, debit, c.creditAccountId, credit);
+        if (refused != null)
+        {
+            return refused;
+        }
         debit.held -= h.amount;
-        debit.posted -= amount;
-        credit.posted += amount;
+        debit.debit(amount, c.journalIndex);
+        credit.credit(amount, c.journalIndex);
         holds.remove(new Id(c.targetIdHi, c.targetIdLo));
         transfers.put(transferId(c), new Transfer(c.tenantId, h.account, c.creditAccountId, amount, h.currency, false, c.timestampNs));
         return Evaluation.ok(1, 1);
@@ -713,5 +811,83 @@ final class ReferenceModel
         final int events = h.unknown ? 0 : 1;
         h.unknown = true;
         return Evaluation.ok(events, 0);
+    }
+
+    /**
+     * Freeze (debits, or all), unfreeze or close: of the tenant's account, not closed. A freeze sets exactly the scope
+     * it names and unfreeze lifts either, each with an event only when the status changes; close needs the account
+     * empty, frozen or not, and is for good.
+     */
+    private Evaluation lifecycle(final Command c)
+    {
+        if (c.accountId <= 0)
+        {
+            return new Evaluation(ResultCode.INVALID_COMMAND);
+        }
+        final Account a = account(c.accountId, c.tenantId);
+        if (a == null)
+        {
+            return new Evaluation(ResultCode.ACCOUNT_NOT_FOUND);
+        }
+        if (a.closed)
+        {
+            return refusal(ResultCode.ACCOUNT_CLOSED, c.accountId);
+        }
+        switch (c.type)
+        {
+            case FREEZE_ACCOUNT: return setFrozen(a, true, false);
+            case FREEZE_ACCOUNT_ALL: return setFrozen(a, true, true);
+            case UNFREEZE_ACCOUNT: return setFrozen(a, false, false);
+            default:
+                if (!a.isEmpty())
+                {
+                    return refusal(ResultCode.ACCOUNT_NOT_EMPTY, c.accountId);
+                }
+                a.closed = true;
+                a.debitsFrozen = false;
+                a.creditsFrozen = false;
+                return Evaluation.ok(1, 0);
+        }
+    }
+
+    private static Evaluation setFrozen(final Account a, final boolean debits, final boolean credits)
+    {
+        final boolean changed = a.debitsFrozen != debits || a.creditsFrozen != credits;
+        a.debitsFrozen = debits;
+        a.creditsFrozen = credits;
+        return Evaluation.ok(changed ? 1 : 0, 0);
+    }
+
+    /** @return the rejection when the debited account refuses a debit or the credited one a credit (debit first), or null. */
+    private static Evaluation refusesMove(final long debitId, final Account debit, final long creditId, final Account credit)
+    {
+        final Evaluation refused = refusesDebit(debitId, debit);
+        if (refused != null)
+        {
+            return refused;
+        }
+        if (credit.closed)
+        {
+            return refusal(ResultCode.ACCOUNT_CLOSED, creditId);
+        }
+        return credit.creditsFrozen ? refusal(ResultCode.ACCOUNT_FROZEN, creditId) : null;
+    }
+
+    /** @return the rejection when the account refuses a debit or a hold, or null. */
+    private static Evaluation refusesDebit(final long id, final Account a)
+    {
+        if (a.closed)
+        {
+            return refusal(ResultCode.ACCOUNT_CLOSED, id);
+        }
+        return a.debitsFrozen ? refusal(ResultCode.ACCOUNT_FROZEN, id) : null;
+    }
+
+    /** A lifecycle rejection names the account ({@code extra}). */
+    private static Evaluation refusal(final ResultCode code, final long accountId)
+    {
+        final Evaluation e = new Evaluation(code);
+        e.extra = accountId;
+        return e;
     }
 }

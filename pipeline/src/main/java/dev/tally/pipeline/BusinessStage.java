@@ -96,6 +96,9 @@ final class BusinessStage extends ChainedStage
             case READ_TRANSFER:
                 ledger.readTransfer(event.command.targetIdHi, event.command.targetIdLo, event.command.tenantId, event.transferView);
                 break;
+            case READ_ENTRIES:
+                event.readAsOfJournalIndex = ledger.lastJournalIndex();   // the read model answers once it has this much
+                break;
             default:
                 break;
         }

@@ -10,9 +10,10 @@ public enum EventKind
     /** A read of one transfer, answered by the business thread from memory. Not journaled. */
     READ_TRANSFER,
     /**
-     * A page of an account's entries, answered from PostgreSQL: it travels through the ring only so that the
-     * responder holds its place in the connection's reply order when it hands it to the read pool. Not
-     * journaled, not applied.
+     * A read PostgreSQL answers (a page of an account's entries, a listing, an account at a past point, a statement): it
+     * travels through the ring so that the responder holds its place in the connection's reply order when it hands it to
+     * the read pool, and so that the business thread stamps how far it had applied ({@code readAsOfJournalIndex}), which
+     * the read waits for the read model to reach. Not journaled, not applied.
      */
     READ_ENTRIES,
     /**

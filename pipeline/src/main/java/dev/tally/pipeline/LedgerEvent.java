@@ -14,7 +14,8 @@ import dev.tally.ledger.result.Result;
  *  command index/time    journaler              business thread, responder
  *  command reference*,   journaler (transfers   business thread (the reference check's answer:
  *    targetId (TRANSFER)   with a reference)      referenceTaken, referenceUnchecked, the stored id)
- *  result, views         business thread        responder
+ *  result, views,        business thread        responder
+ *    readAsOfJournalIndex
  *  replyTo, keepAlive,   gateway I/O thread     responder (a batch: on its last slot only)
  *    batchReply,
  *    requestId
@@ -39,6 +40,12 @@ public final class LedgerEvent
     public long readAccountId;
     /** READ_ENTRIES: the request's query string (limit, after), already checked by the I/O thread. */
     public String readQuery;
+    /**
+     * READ_ENTRIES: the last journal index the business thread had applied when it reached the read. Every write
+     * acknowledged before the request arrived is at or below it, so the read model answers once its writer's watermark
+     * is there (read-your-writes), as {@code TransferView.asOfJournalIndex} does for lookups.
+     */
+    public long readAsOfJournalIndex;
     /** For metrics: the route index and {@link System#nanoTime()} when the I/O thread received the request. */
     public int routeIndex = -1;
     public long receivedNs;
@@ -96,6 +103,7 @@ public final class LedgerEvent
         }
         readAccountId = 0;
         readQuery = null;
+        readAsOfJournalIndex = 0;
         replyTo = null;
         if (requestId != null)
         {

@@ -191,6 +191,7 @@ public final class TallyServer implements AutoCloseable
             if (readModel != null)
             {
                 metrics.bindWriter(readModel.writer());
+                metrics.bindReadModelQueries(queries);
                 if (readModel.supervisor() != null)
                 {
                     metrics.bindEmbeddedDatabase(readModel.supervisor());

@@ -435,7 +435,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
         final String query = scratch.match.query();
         final String accept = request.headers().get(HttpHeaderNames.ACCEPT);
         final boolean csv = accept != null && accept.toLowerCase(java.util.Locale.ROOT).contains("text/csv");
-        readHistory(ctx, scratch, tenant, accountId, QueryParams.Period.invalid(query),
+        readHistory(ctx, scratch, tenant, accountId, ReadQuery.invalid(query, ReadQuery::period),
             (csv ? ReadModelQueries.CSV_PREFIX : "") + (query == null ? "" : query), keepAlive);
     }
 
@@ -452,7 +452,7 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             problem(ctx, scratch, new Problem(ProblemType.NOT_FOUND, "No such account."), keepAlive);
             return;
         }
-        final String invalid = ReadModelQueries.invalidEntriesQuery(scratch.match.query());
+        final String invalid = ReadQuery.invalid(scratch.match.query(), ReadQuery::entries);
         if (invalid != null)
         {
             problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);   // in order, through the ring
@@ -534,9 +534,16 @@ public final class ApiHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         final String query = scratch.match.query();
-        if (QueryParams.has(query, "at") || QueryParams.has(query, "atIndex"))
+        if (query != null && !query.isEmpty())
         {
-            readHistory(ctx, scratch, tenant, accountId, QueryParams.Point.invalid(query), query, keepAlive);   // ?at= / ?atIndex=
+            // ?at= or ?atIndex=, from the read model; any other parameter is a 400 (with or without a read model), as on every read
+            final String invalid = ReadQuery.invalid(query, ReadQuery::point);
+            if (invalid != null)
+            {
+                problem(ctx, scratch, new Problem(ProblemType.INVALID_REQUEST, invalid), keepAlive);
+                return;
+            }
+            readHistory(ctx, scratch, tenant, accountId, null, query, keepAlive);
             return;
         }
         publishRead(ctx, scratch, EventKind.READ_ACCOUNT, tenant, accountId, 0, 0, keepAlive, null);

@@ -198,29 +198,34 @@ public final class HttpResponder implements ResponderStage
 
     /**
      * The reads that travel as {@code READ_ENTRIES}, answered from PostgreSQL alone: the route says which (the slot's
-     * kinds are the pipeline's; a listing is the same to it as a page of entries).
+     * kinds are the pipeline's; a listing is the same to it as a page of entries). Each runs once the read model holds
+     * what the business thread had applied when it passed the read ({@code readAsOfJournalIndex}): every write
+     * acknowledged before the request shows.
      */
     private void listFromReadModel(final LedgerEvent event, final Channel channel)
     {
         final long tenantId = event.command.tenantId;
+        final long asOf = event.readAsOfJournalIndex;
         switch (ROUTES[event.routeIndex])
         {
             case LIST_ACCOUNTS:
-                queries.accounts(channel, event.requestId, event.keepAlive, tenantId, event.readQuery, replyRecorder(event));
+                queries.accounts(channel, event.requestId, event.keepAlive, tenantId, event.readQuery, asOf, event.receivedNs, replyRecorder(event));
                 break;
             case LIST_ACCOUNT_TRANSFERS:
-                queries.accountTransfers(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
-                    replyRecorder(event));
+                queries.accountTransfers(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, asOf,
+                    event.receivedNs, replyRecorder(event));
                 break;
             case ACCOUNT_STATEMENT:
-                queries.statement(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, replyRecorder(event));
+                queries.statement(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, asOf,
+                    event.receivedNs, replyRecorder(event));
                 break;
             case GET_ACCOUNT:   // ?at= or ?atIndex=
-                queries.accountAt(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, replyRecorder(event));
+                queries.accountAt(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, asOf,
+                    event.receivedNs, replyRecorder(event));
                 break;
             default:
-                queries.entries(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery,
-                    replyRecorder(event));
+                queries.entries(channel, event.requestId, event.keepAlive, tenantId, event.readAccountId, event.readQuery, asOf,
+                    event.receivedNs, replyRecorder(event));
                 break;
         }
     }

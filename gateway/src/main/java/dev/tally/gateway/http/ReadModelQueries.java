@@ -41,9 +41,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * History served from the PostgreSQL read model: {@code GET /v1/accounts/{id}/entries}, {@code GET /v1/accounts} and
- * {@code GET /v1/accounts/{id}/transfers} (keyset paged), transfers that memory no longer holds (by id or reference),
- * holds that have ended, and the metadata of transfers and accounts memory does hold (memory keeps only that they have some).
- * JDBC never runs on a Netty I/O thread or a pipeline stage: a small bounded pool does it and writes the reply into
+ * {@code GET /v1/accounts/{id}/transfers} (keyset paged), accounts at a past point, statements, transfers that memory
+ * no longer holds (by id or reference), holds that have ended, and the metadata of transfers and accounts memory does
+ * hold (memory keeps only that they have some).
+ *
+ * <p>Read-your-writes: lookups of what memory does not hold, listings, entries, past points and statements run once the
+ * writer's watermark has reached the journal index the business thread had applied when it passed the read
+ * ({@code afterWriter}), so a write acknowledged before the request shows in its reply (a transfer's metadata waits for
+ * the transfer itself; a transfer older than the reversal window, long written, waits for nothing). The wait is
+ * bounded: 503 with Retry-After when the writer fails, lags past its bound or is not there 2 s after the request
+ * arrived, counted ({@link #refusedWriterBehind}) and logged at most every 10 s.
+ *
+ * <p>JDBC never runs on a Netty I/O thread or a pipeline stage: a small bounded pool does it and writes the reply into
  * the place the responder held for it in the connection's reply order ({@link HttpReplies#hold}). Every path here
  * fills its hole exactly once, also when the read fails, waits too long, or the server stops ({@link #close}): a
  * hole never filled would hold back every later reply on its connection.
@@ -78,6 +87,10 @@ public final class ReadModelQueries implements AutoCloseable
     private static final long WRITER_POLL_MS = 2;
     /** Reads waiting for the writer at once; more get 503 at once (each costs a timer check every 2 ms). */
     private static final int WRITER_WAITERS_MAX = 256;
+    /** What a read that must see every acknowledged write waits for, as a 503's detail names it. */
+    private static final String LATEST_STATE = "ledger's latest state";
+    /** A 503 for a writer too far behind is logged at most this often, with how many were left out. */
+    private static final long REFUSAL_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
     /** Renderers of replies that mix memory's view with PostgreSQL's metadata, one per pool thread. */
     private static final ThreadLocal<ResponseRenderer> RENDERERS = ThreadLocal.withInitial(ResponseRenderer::new);
 
@@ -88,6 +101,11 @@ public final class ReadModelQueries implements AutoCloseable
     private final ScheduledThreadPoolExecutor writerWaits;
     /** Reads waiting for the writer: answered by {@link #close} if still there. */
     private final java.util.Set<WriterWait> writersAwaited = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Reads answered 503 because the writer had not reached what they wait for in time, or was failing or over its bound. */
+    private final java.util.concurrent.atomic.LongAdder refusedWriterBehind = new java.util.concurrent.atomic.LongAdder();
+    /** Reads answered 503 because too many were queued or waiting already. */
+    private final java.util.concurrent.atomic.LongAdder refusedBusy = new java.util.concurrent.atomic.LongAdder();
+    private final LogThrottle writerBehindLog = new LogThrottle(REFUSAL_LOG_INTERVAL_NS);
 
     public ReadModelQueries(final ReadModelAccess readModel)
     {
@@ -106,61 +124,20 @@ public final class ReadModelQueries implements AutoCloseable
         });
     }
 
-    /** A checked entries query: the page size and the entry to start after (null: from the first). */
-    private record EntriesPage(int limit, UUID after)
-    {
-        /** @throws IllegalArgumentException naming what is wrong with {@code query}. */
-        static EntriesPage parse(final String query)
-        {
-            final int limit;
-            final UUID after;
-            try
-            {
-                limit = intParam(query, "limit", PAGE_DEFAULT);
-                final String afterText = param(query, "after");
-                after = afterText == null ? null : UUID.fromString(afterText);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new IllegalArgumentException("limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX + " and after an entry id", ex);
-            }
-            if (limit < 1 || limit > LedgerReads.ENTRIES_PAGE_MAX)
-            {
-                throw new IllegalArgumentException("limit must be 1.." + LedgerReads.ENTRIES_PAGE_MAX);
-            }
-            return new EntriesPage(limit, after);
-        }
-    }
-
     /**
-     * @return why {@code query} is not a valid entries query ({@code limit} 1..1,000, {@code after} an entry id),
-     * or null. The I/O thread asks first, so that a 400 queues in the ring behind earlier pipelined requests.
-     */
-    public static String invalidEntriesQuery(final String query)
-    {
-        try
-        {
-            EntriesPage.parse(query);
-            return null;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return ex.getMessage();
-        }
-    }
-
-    /**
-     * Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} (checked by {@link #invalidEntriesQuery}) for the tenant's account.
-     * Like every reply here, it carries {@code requestId} as {@code Request-Id} ({@link RequestIds}).
+     * Answers {@code GET /v1/accounts/{id}/entries?limit=&after=} (checked by the I/O thread, {@link ReadQuery#entries}) for the
+     * tenant's account, once the read model holds journal index {@code asOfIndex} (what the ledger had applied when the
+     * read passed it; {@code receivedNs} is when the request arrived, {@link System#nanoTime()}). Like every reply here,
+     * it carries {@code requestId} as {@code Request-Id} ({@link RequestIds}).
      */
     public void entries(
         final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
-        final String query, final java.util.function.IntConsumer onReply)
+        final String query, final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        submit(hole, channel, keepAlive, () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
-            final EntriesPage page = EntriesPage.parse(query);
+            final ReadQuery.EntriesPage page = ReadQuery.entries(query);
             final int digits = accountDigits(tenantId, accountId);
             if (digits < 0)
             {
@@ -197,18 +174,18 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /**
-     * Answers {@code GET /v1/accounts/{id}?at=} or {@code ?atIndex=} (checked by {@link QueryParams.Point#invalid}): the
-     * account as it stood at that point, from the read model; 400 when the point is past what the read model holds, 404
-     * when the account did not exist then (or is another tenant's).
+     * Answers {@code GET /v1/accounts/{id}?at=} or {@code ?atIndex=} (checked by {@link ReadQuery#point}): the
+     * account as it stood at that point, from the read model once it holds {@code asOfIndex} (as {@link #entries}); 400
+     * when the point is past what the read model holds, 404 when the account did not exist then (or is another tenant's).
      */
     public void accountAt(
         final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
-        final String query, final java.util.function.IntConsumer onReply)
+        final String query, final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        submit(hole, channel, keepAlive, () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
-            final QueryParams.Point point = QueryParams.Point.parse(query);
+            final ReadQuery.Point point = ReadQuery.point(query);
             final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, point.at(), point.atIndex());
             if (found.isEmpty())
             {
@@ -234,21 +211,22 @@ public final class ReadModelQueries implements AutoCloseable
     }
 
     /**
-     * Answers {@code GET /v1/accounts/{id}/statement?from=&to=} (checked by {@link QueryParams.Period#invalid}; {@code query}
+     * Answers {@code GET /v1/accounts/{id}/statement?from=&to=} (checked by {@link ReadQuery#period}; {@code query}
      * starts with {@link #CSV_PREFIX} for CSV): the opening balance (the account at {@code from}), every entry journaled
      * after it up to and including {@code to} with its running balance, and the closing balance. Streamed: a chunked reply
      * written page by page ({@link #STATEMENT_PAGE_ROWS} entries, a keyset page each) while the client reads it, so a
      * year of a hot account never sits in memory. At most {@link #STATEMENTS_MAX} stream at once (each holds a pool thread
-     * and a connection for as long as its client reads); more get 503 with Retry-After.
+     * and a connection for as long as its client reads); more get 503 with Retry-After. It starts once the read model
+     * holds {@code asOfIndex} (as {@link #entries}).
      */
     public void statement(
         final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
-        final String query, final java.util.function.IntConsumer onReply)
+        final String query, final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
         final boolean csv = query.startsWith(CSV_PREFIX);
         final String params = csv ? query.substring(CSV_PREFIX.length()) : query;
-        submit(hole, channel, keepAlive, () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
             if (!statements.tryAcquire())
             {
@@ -257,7 +235,7 @@ public final class ReadModelQueries implements AutoCloseable
             }
             try
             {
-                streamStatement(hole, channel, keepAlive, tenantId, accountId, QueryParams.Period.parse(params), csv);
+                streamStatement(hole, channel, keepAlive, tenantId, accountId, ReadQuery.period(params), csv);
             }
             finally
             {
@@ -268,7 +246,7 @@ public final class ReadModelQueries implements AutoCloseable
 
     private void streamStatement(
         final HttpReplies.Hole hole, final Channel channel, final boolean keepAlive, final long tenantId, final long accountId,
-        final QueryParams.Period period, final boolean csv) throws Exception
+        final ReadQuery.Period period, final boolean csv) throws Exception
     {
         final Optional<AccountAtRow> found = readModel.accountAt(tenantId, accountId, period.from(), -1);
         if (found.isEmpty())
@@ -277,7 +255,7 @@ public final class ReadModelQueries implements AutoCloseable
             return;
         }
         final AccountAtRow opening = found.get();
-        final String beyond = beyondReadModel(new QueryParams.Point(period.to(), -1), opening);
+        final String beyond = beyondReadModel(new ReadQuery.Point(period.to(), -1), opening);
         if (beyond != null)
         {
             problem(hole, channel, keepAlive, new Problem(ProblemType.INVALID_REQUEST, beyond.replaceFirst("^at ", "to ")));
@@ -397,7 +375,7 @@ public final class ReadModelQueries implements AutoCloseable
      * @return why the read model cannot answer for {@code point} (it holds the journal up to its watermark only), or null.
      * An instant must be before the watermark's time: a command after the watermark may share its microsecond.
      */
-    private static String beyondReadModel(final QueryParams.Point point, final AccountAtRow row)
+    private static String beyondReadModel(final ReadQuery.Point point, final AccountAtRow row)
     {
         if (point.at() == null)
         {
@@ -418,7 +396,7 @@ public final class ReadModelQueries implements AutoCloseable
      * The account body of {@code GET /v1/accounts/{id}} at a past point, plus the point. Per sub-balance detail only for an
      * account of one sub-balance (its total): a hot account's split at a past point is not recorded, and totals are exact.
      */
-    private static ByteBuf renderAccountAt(final Channel channel, final long accountId, final QueryParams.Point point, final AccountAtRow row)
+    private static ByteBuf renderAccountAt(final Channel channel, final long accountId, final ReadQuery.Point point, final AccountAtRow row)
         throws IOException
     {
         final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
@@ -535,6 +513,7 @@ public final class ReadModelQueries implements AutoCloseable
     {
         if (writersAwaited.size() >= WRITER_WAITERS_MAX)
         {
+            refusedBusy.increment();
             problem(hole, channel, keepAlive, new Problem(ProblemType.SERVICE_UNAVAILABLE, "Too many history reads in flight."));
             return;
         }
@@ -593,10 +572,12 @@ public final class ReadModelQueries implements AutoCloseable
             else if (readModel.overLagBound())   // a failed writer is over its bound too
             {
                 behind = "The read model's writer is failing or far behind; the " + what + " is not there yet.";
+                writerBehind(behind);
             }
             else if (System.nanoTime() - deadlineNs >= 0)
             {
                 behind = "The " + what + " has not reached the read model yet; retry shortly.";
+                writerBehind(behind);
             }
             else
             {
@@ -611,6 +592,18 @@ public final class ReadModelQueries implements AutoCloseable
                 }
             }
             refuse(ProblemType.SERVICE_UNAVAILABLE, behind);
+        }
+
+        /** Counts a 503 for a writer behind, and logs it unless one was logged less than 10 s ago. */
+        private void writerBehind(final String detail)
+        {
+            refusedWriterBehind.increment();
+            final long heldBack = writerBehindLog.admit();
+            if (heldBack >= 0)
+            {
+                LOG.warn("A read of the read model answered 503 (Retry-After: 1): {} It waited for journal index {}, the writer's watermark " +
+                    "is {} ({} more such 503s since the last line)", detail, journalIndex, readModel.watermark(), heldBack);
+            }
         }
 
         /** Answers the read with a problem, unless it is settled already. */
@@ -658,7 +651,7 @@ public final class ReadModelQueries implements AutoCloseable
         final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, "ledger's latest state", () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
             final Optional<TransferRow> found = readModel.transferByReference(tenantId, reference);
             if (found.isEmpty())
@@ -681,7 +674,7 @@ public final class ReadModelQueries implements AutoCloseable
         final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, "ledger's latest state", () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
             final Optional<HoldRow> found = readModel.hold(tenantId, id);
             if (found.isEmpty())
@@ -720,14 +713,15 @@ public final class ReadModelQueries implements AutoCloseable
 
     /**
      * Answers {@code GET /v1/accounts} (query checked by the I/O thread, {@link ReadQuery#accounts}): a page of the
-     * tenant's accounts in id order, balances as the read model holds them.
+     * tenant's accounts in id order, balances as the read model holds them once it holds {@code asOfIndex} (as
+     * {@link #entries}).
      */
     public void accounts(
         final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final String query,
-        final java.util.function.IntConsumer onReply)
+        final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        submit(hole, channel, keepAlive, () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
             final AccountsFilter filter = ReadQuery.accounts(query);
             final List<AccountRow> rows = readModel.accounts(tenantId, filter);
@@ -768,17 +762,18 @@ public final class ReadModelQueries implements AutoCloseable
     /**
      * Answers {@code GET /v1/accounts/{id}/transfers} (query checked by the I/O thread, {@link ReadQuery#accountTransfers}):
      * a page of the transfers that moved the tenant's account, oldest first, each in the shape of
-     * {@code GET /v1/transfers/{id}} with the account's side of it.
+     * {@code GET /v1/transfers/{id}} with the account's side of it, once the read model holds {@code asOfIndex} (as
+     * {@link #entries}).
      * <pre>
      * {"accountId","transfers":[{"entryId","direction":"debit"|"credit","transfer":{...}}...],["next"]}
      * </pre>
      */
     public void accountTransfers(
         final Channel channel, final CharSequence requestId, final boolean keepAlive, final long tenantId, final long accountId,
-        final String query, final java.util.function.IntConsumer onReply)
+        final String query, final long asOfIndex, final long receivedNs, final java.util.function.IntConsumer onReply)
     {
         final HttpReplies.Hole hole = HttpReplies.hold(channel, requestId, onReply);   // this reply's place in the connection's order
-        submit(hole, channel, keepAlive, () ->
+        afterWriter(hole, channel, keepAlive, asOfIndex, receivedNs, LATEST_STATE, () ->
         {
             final AccountTransfersFilter filter = ReadQuery.accountTransfers(query);
             if (accountDigits(tenantId, accountId) < 0)
@@ -944,6 +939,10 @@ public final class ReadModelQueries implements AutoCloseable
         }
         catch (final RejectedExecutionException ex)
         {
+            if (!pool.isShutdown())
+            {
+                refusedBusy.increment();
+            }
             read.refuse(ProblemType.SERVICE_UNAVAILABLE, pool.isShutdown() ? "The server is stopping." : "Too many history reads in flight.");
         }
     }
@@ -997,27 +996,16 @@ public final class ReadModelQueries implements AutoCloseable
             problem.status() == 503 ? 1 : 0);
     }
 
-    private static String param(final String query, final String name)
+    /** @return reads answered 503 because the read model's writer had not reached what they wait for (metrics). */
+    public long refusedWriterBehind()
     {
-        if (query == null || query.isEmpty())
-        {
-            return null;
-        }
-        for (final String pair : query.split("&"))
-        {
-            final int eq = pair.indexOf('=');
-            if (eq > 0 && pair.substring(0, eq).equals(name))
-            {
-                return pair.substring(eq + 1);
-            }
-        }
-        return null;
+        return refusedWriterBehind.sum();
     }
 
-    private static int intParam(final String query, final String name, final int defaultValue)
+    /** @return reads answered 503 because too many were queued or waiting for the writer already (metrics). */
+    public long refusedBusy()
     {
-        final String text = param(query, name);
-        return text == null ? defaultValue : Integer.parseInt(text);
+        return refusedBusy.sum();
     }
 
     /**

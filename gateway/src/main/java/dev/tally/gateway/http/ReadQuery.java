@@ -19,32 +19,42 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
 /**
- * The query strings of the lookup and listing routes, decoded and checked. The I/O thread checks each one before it
- * publishes the read (a 400 then queues in the ring behind earlier pipelined requests, in order); the read pool parses
- * the same text again when it runs the query.
+ * The query strings of every read that takes one, decoded and checked: the lookup by reference, the listings, the
+ * entries, an account at a past point and statements. The I/O thread checks each one before it publishes the read (a
+ * 400 then queues in the ring behind earlier pipelined requests, in order); the read pool parses the same text again
+ * when it runs the query.
  *
  * <p>Strict, as request bodies are: an unknown parameter, one given twice, an empty value, a malformed percent escape
  * or a value out of its range is an {@link IllegalArgumentException} whose message is the 400's detail. Values are
  * percent-decoded; {@code +} is a plus sign, not a space (references may hold one, and no value here holds a space).
- * Instants are RFC 3339 date-times with an offset ({@code 2026-05-01T12:00:00Z}, {@code 2026-05-01T15:00:00.250+03:00}),
- * years 1970 to 9999.
+ * Instants are RFC 3339 date-times with an offset ({@code 2026-05-01T12:00:00Z}, {@code 2026-05-01T15:00:00.250+03:00};
+ * {@code t} and {@code z} in either case, as RFC 3339 allows), from 1970 to the last microsecond of 9999: PostgreSQL
+ * keeps microseconds, so a later nanosecond of that year would round past it.
  */
 final class ReadQuery
 {
     /** Rows of one page when {@code limit} is absent. */
     static final int PAGE_DEFAULT = ReadModelQueries.PAGE_DEFAULT;
+    /** The largest journal index an id holds (Uuid7: 48 of its low bits after the variant). */
+    static final long JOURNAL_INDEX_MAX = (1L << 48) - 1;
+    /** The earliest instant a read names: journaled times are Unix epoch times. */
     private static final Instant INSTANT_MIN = Instant.EPOCH;
-    private static final Instant INSTANT_MAX = Instant.parse("9999-12-31T23:59:59.999999999Z");
+    /** The latest: the last microsecond of 9999 (the id's 48 bits of milliseconds end in the year 10889, far past any journal). */
+    private static final Instant INSTANT_MAX = Instant.parse("9999-12-31T23:59:59.999999Z");
     /** The one parameter a query may repeat: {@code GET /v1/accounts?metadata=team:ops&metadata=region:eu}, all must match. */
     private static final String METADATA = "metadata";
     private static final Set<String> ACCOUNTS_PARAMETERS = Set.of("limit", "after", "currency", "createdFrom", "createdTo", METADATA);
     private static final Set<String> ACCOUNT_TRANSFERS_PARAMETERS = Set.of("limit", "after", "from", "to", "direction");
     private static final Set<String> REFERENCE_PARAMETERS = Set.of("reference");
+    private static final Set<String> ENTRIES_PARAMETERS = Set.of("limit", "after");
+    private static final Set<String> POINT_PARAMETERS = Set.of("at", "atIndex");
+    private static final Set<String> PERIOD_PARAMETERS = Set.of("from", "to");
 
     private ReadQuery()
     {
@@ -143,7 +153,60 @@ final class ReadQuery
         return new AccountTransfersFilter(from, to, direction(parameters.get("direction")), afterId, limit(parameters));
     }
 
-    /** @return the entry id a cursor of {@code GET /v1/accounts/{id}/transfers} is (lower-case, as {@code next} gives it). */
+    /** A page of {@code GET /v1/accounts/{id}/entries}: its size and the entry it starts after (null: the first). */
+    record EntriesPage(int limit, UUID after)
+    {
+    }
+
+    /** @return the page {@code GET /v1/accounts/{id}/entries} asks for. */
+    static EntriesPage entries(final String query)
+    {
+        final Map<String, String> parameters = parse(query, ENTRIES_PARAMETERS);
+        final String after = parameters.get("after");
+        return new EntriesPage(limit(parameters), after == null ? null : entryId(after));
+    }
+
+    /** A point of the journal an account read asks for: an instant, or a journal index ({@code at} null). */
+    record Point(Instant at, long atIndex)
+    {
+    }
+
+    /**
+     * @return the point {@code GET /v1/accounts/{id}?at=|atIndex=} asks for, or null when the query names none (the
+     * account now, from memory).
+     */
+    static Point point(final String query)
+    {
+        final Map<String, String> parameters = parse(query, POINT_PARAMETERS);
+        final Instant at = instant(parameters, "at");
+        final long atIndex = journalIndex(parameters, "atIndex");
+        if (at != null && atIndex >= 0)
+        {
+            throw new IllegalArgumentException("give at or atIndex, not both");
+        }
+        return at == null && atIndex < 0 ? null : new Point(at, atIndex);
+    }
+
+    /** The period of a statement: entries journaled after {@code from}, up to and including {@code to}. */
+    record Period(Instant from, Instant to)
+    {
+    }
+
+    /** @return the period {@code GET /v1/accounts/{id}/statement} asks for: both ends required, from at or before to. */
+    static Period period(final String query)
+    {
+        final Map<String, String> parameters = parse(query, PERIOD_PARAMETERS);
+        final Instant from = instant(parameters, "from");
+        final Instant to = instant(parameters, "to");
+        if (from == null || to == null)
+        {
+            throw new IllegalArgumentException("a statement needs from and to, RFC 3339 date-times with an offset");
+        }
+        checkRange(from, to, "from", "to");
+        return new Period(from, to);
+    }
+
+    /** @return the entry id a cursor of the entries and account transfers listings is (lower-case, as {@code next} gives it). */
     private static UUID entryId(final String cursor)
     {
         UUID id = null;
@@ -217,6 +280,26 @@ final class ReadQuery
         return limit;
     }
 
+    /** @return parameter {@code name} as a journal index (0 to {@link #JOURNAL_INDEX_MAX}, decimal digits), or -1 when absent. */
+    private static long journalIndex(final Map<String, String> parameters, final String name)
+    {
+        final String text = parameters.get(name);
+        if (text == null)
+        {
+            return -1;
+        }
+        if (text.length() > 18 || !text.chars().allMatch(c -> c >= '0' && c <= '9'))
+        {
+            throw new IllegalArgumentException(name + " must be a journal index (a whole number from 0), was " + text);
+        }
+        final long index = Long.parseLong(text);
+        if (index > JOURNAL_INDEX_MAX)
+        {
+            throw new IllegalArgumentException(name + " must be a journal index from 0 to " + JOURNAL_INDEX_MAX + ", was " + text);
+        }
+        return index;
+    }
+
     private static Instant instant(final Map<String, String> parameters, final String name)
     {
         final String text = parameters.get(name);
@@ -227,7 +310,7 @@ final class ReadQuery
         final Instant instant;
         try
         {
-            instant = OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+            instant = OffsetDateTime.parse(text.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
         }
         catch (final DateTimeParseException ex)
         {
@@ -236,7 +319,7 @@ final class ReadQuery
         }
         if (instant.isBefore(INSTANT_MIN) || instant.isAfter(INSTANT_MAX))
         {
-            throw new IllegalArgumentException(name + " must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z, was " + text);
+            throw new IllegalArgumentException(name + " must be between " + INSTANT_MIN + " and " + INSTANT_MAX + ", was " + text);
         }
         return instant;
     }

@@ -5,6 +5,7 @@ import dev.tally.persistence.read.AccountsFilter;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -38,8 +39,7 @@ class ReadQueryTest
     })
     void shouldRefuseABadReferenceQuerySayingWhy(final String query, final String detail)
     {
-        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> ReadQuery.reference(query));
-        assertTrue(refused.getMessage().contains(detail), refused.getMessage());
+        assertRefused(ReadQuery::reference, query, detail);
     }
 
     @Test
@@ -90,9 +90,7 @@ class ReadQueryTest
     })
     void shouldRefuseABadAccountsQuerySayingWhy(final String query, final String detail)
     {
-        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> ReadQuery.accounts(query));
-        assertTrue(refused.getMessage().contains(detail), refused.getMessage());
-        assertEquals(refused.getMessage(), ReadQuery.invalid(query, ReadQuery::accounts));
+        assertEquals(assertRefused(ReadQuery::accounts, query, detail), ReadQuery.invalid(query, ReadQuery::accounts));
     }
 
     @Test
@@ -125,7 +123,99 @@ class ReadQueryTest
     })
     void shouldRefuseABadAccountTransfersQuerySayingWhy(final String query, final String detail)
     {
-        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> ReadQuery.accountTransfers(query));
+        assertRefused(ReadQuery::accountTransfers, query, detail);
+    }
+
+    // ---- the history reads: entries, an account at a point, statements (one parser with the listings) ----
+
+    @Test
+    void shouldReadAnEntriesPage()
+    {
+        final String entry = "01a25044-da94-7200-8000-000000068001";
+        assertEquals(new ReadQuery.EntriesPage(100, null), ReadQuery.entries(null));
+        assertEquals(new ReadQuery.EntriesPage(7, UUID.fromString(entry)), ReadQuery.entries("limit=7&after=" + entry));
+    }
+
+    @Test
+    void shouldReadAPointOfTheJournal()
+    {
+        assertNull(ReadQuery.point(null), "no point: the account now");
+        assertEquals(new ReadQuery.Point(Instant.parse("2026-12-01T00:00:00Z"), -1), ReadQuery.point("at=2026-12-01T03:00:00%2B03:00"));
+        assertEquals(new ReadQuery.Point(Instant.parse("2026-12-01T00:00:00Z"), -1), ReadQuery.point("at=2026-12-01T03:00:00+03:00"),
+            "+ is a plus sign");
+        assertEquals(new ReadQuery.Point(Instant.parse("2026-12-01T00:00:00Z"), -1), ReadQuery.point("at=2026-12-01t00:00:00z"),
+            "RFC 3339 allows t and z in lower case");
+        assertEquals(new ReadQuery.Point(null, 0), ReadQuery.point("atIndex=0"));
+        assertEquals(new ReadQuery.Point(null, ReadQuery.JOURNAL_INDEX_MAX), ReadQuery.point("atIndex=" + ReadQuery.JOURNAL_INDEX_MAX));
+        assertEquals(Instant.parse("9999-12-31T23:59:59.999999Z"), ReadQuery.point("at=9999-12-31T23:59:59.999999Z").at(),
+            "the last microsecond of 9999");
+    }
+
+    @Test
+    void shouldReadAStatementsPeriod()
+    {
+        assertEquals(new ReadQuery.Period(Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-31T23:59:59Z")),
+            ReadQuery.period("from=2026-12-01T00:00:00Z&to=2026-12-31T23:59:59Z"));
+        assertEquals(new ReadQuery.Period(Instant.parse("2026-12-01T00:00:00Z"), Instant.parse("2026-12-01T00:00:00Z")),
+            ReadQuery.period("to=2026-12-01T00:00:00Z&from=2026-12-01T00:00:00Z"), "an empty period, either order of parameters");
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "entries|limit=0|limit must be an integer from 1 to 1000",
+        "entries|limit=+5|limit must be an integer from 1 to 1000",
+        "entries|limit=5&limit=6|limit is given more than once",
+        "entries|after=|after has no value",
+        "entries|after=01A25044-DA94-7200-8000-000000068001|after must be the next cursor",
+        "entries|after=01a25044-da94-7000-8000-000000068000|after must be the next cursor",
+        "entries|after=not-an-entry|after must be the next cursor",
+        "entries|from=2026-01-01T00:00:00Z|unknown query parameter 'from'; this route takes after, limit",
+        "point|at=2026-12-01T00:00:00Z&atIndex=5|give at or atIndex, not both",
+        "point|at=yesterday|at must be an RFC 3339 date-time",
+        "point|at=2026-12-01T00:00:00|at must be an RFC 3339 date-time",
+        "point|at=1969-12-31T23:59:59Z|between 1970",
+        "point|at=9999-12-31T23:59:59.9999991Z|between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z",
+        "point|atIndex=-1|atIndex must be a journal index",
+        "point|atIndex=+5|atIndex must be a journal index",
+        "point|atIndex=x|atIndex must be a journal index",
+        "point|atIndex=281474976710656|atIndex must be a journal index from 0 to 281474976710655",
+        "point|atIndex=99999999999999999999|atIndex must be a journal index",
+        "point|at=|at has no value",
+        "point|at=2026-12-01T00:00:00Z&at=2026-12-02T00:00:00Z|at is given more than once",
+        "point|expand=balances|unknown query parameter 'expand'; this route takes at, atIndex",
+        "period|''|a statement needs from and to",
+        "period|from=2026-12-01T00:00:00Z|a statement needs from and to",
+        "period|from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z|is after to",
+        "period|from=x&to=2026-12-01T00:00:00Z|from must be an RFC 3339 date-time",
+        "period|from=2026-12-01T00:00:00Z&to=2026-12-02T00:00:00Z&limit=5|unknown query parameter 'limit'; this route takes from, to",
+    })
+    void shouldRefuseABadHistoryQuerySayingWhy(final String read, final String query, final String detail)
+    {
+        final Function<String, ?> parse = switch (read)
+        {
+            case "entries" -> ReadQuery::entries;
+            case "point" -> ReadQuery::point;
+            default -> ReadQuery::period;
+        };
+        assertRefused(parse, query, detail);
+    }
+
+    @Test
+    void shouldBoundEveryInstantByTheSameMicrosecondRule()
+    {
+        assertNull(ReadQuery.invalid("createdTo=9999-12-31T23:59:59.999999Z", ReadQuery::accounts));
+        assertTrue(ReadQuery.invalid("createdTo=9999-12-31T23:59:59.9999999Z", ReadQuery::accounts).contains("between"),
+            "a listing's instant past the last microsecond of 9999, which PostgreSQL would round past");
+        assertTrue(ReadQuery.invalid("to=9999-12-31T23:59:59.9999999Z", ReadQuery::accountTransfers).contains("between"));
+        assertEquals(Instant.parse("2026-01-01T00:00:00Z"), ReadQuery.accounts("createdFrom=2026-01-01t00:00:00z").createdFrom(),
+            "lower-case t and z on the listings too");
+    }
+
+    /** @return the detail {@code parse} refuses {@code query} with, which must contain {@code detail}. */
+    private static String assertRefused(final Function<String, ?> parse, final String query, final String detail)
+    {
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> parse.apply(query));
         assertTrue(refused.getMessage().contains(detail), refused.getMessage());
+        return refused.getMessage();
     }
 }

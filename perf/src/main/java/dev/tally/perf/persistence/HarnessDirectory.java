@@ -15,10 +15,16 @@ final class HarnessDirectory
     {
     }
 
+    /** @return {@code target/name} under the working directory, absolute, as an earlier run left it (or absent). */
+    static Path kept(final String name)
+    {
+        return Paths.get("target", name).toAbsolutePath();
+    }
+
     /** @return {@code target/name} under the working directory, absolute, with nothing left from an earlier run. */
     static Path fresh(final String name)
     {
-        final Path directory = Paths.get("target", name).toAbsolutePath();
+        final Path directory = kept(name);
         if (!Files.exists(directory))
         {
             return directory;

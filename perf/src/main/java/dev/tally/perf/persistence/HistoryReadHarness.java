@@ -35,7 +35,9 @@ import java.util.SplittableRandom;
  *     dev.tally.perf.persistence.HistoryReadHarness entries=10000000 probes=2000 pages=200
  * </pre>
  * Arguments (key=value): {@code entries} of the account (10,000,000), {@code probes} per point read (2,000), {@code pages}
- * statement pages (200). Checked result: every answer is the balance the generated entries give at that point, every
+ * statement pages (200), {@code reuse} ({@code false}; {@code true}: measure again on the database an earlier run with as
+ * many entries left in {@code target/history-pg}, without the fill's minutes, its rows exactly as that run wrote them).
+ * Checked result: every answer is the balance the generated entries give at that point, every
  * page has 1,000 entries with running balances that follow; otherwise the run fails.
  */
 public final class HistoryReadHarness
@@ -54,15 +56,26 @@ public final class HistoryReadHarness
         final int entries = intArg(args, "entries", 10_000_000);
         final int probes = intArg(args, "probes", 2_000);
         final int pages = intArg(args, "pages", 200);
-        final Path directory = HarnessDirectory.fresh("history-pg");
+        final boolean reuse = Boolean.parseBoolean(stringArg(args, "reuse", "false"));
+        final Path directory = reuse ? HarnessDirectory.kept("history-pg") : HarnessDirectory.fresh("history-pg");
         try (EmbeddedDatabase pg = EmbeddedDatabase.start(directory);
              Database db = Database.connect(pg))
         {
             db.migrate();
-            final long baseMs = System.currentTimeMillis() - entries - 60_000L;
-            final long loadStartNs = System.nanoTime();
-            fill(db, baseMs, entries);
-            System.out.printf("filled %,d entries of one account in %,d ms%n", entries, (System.nanoTime() - loadStartNs) / 1_000_000);
+            final long baseMs;
+            if (reuse)
+            {
+                baseMs = filledBaseMs(db, entries);
+                check(baseMs >= 0, "reuse=true: " + directory + " holds no earlier run of " + entries + " entries; run without reuse first");
+                System.out.printf("reused the %,d entries of one account an earlier run filled%n", entries);
+            }
+            else
+            {
+                baseMs = System.currentTimeMillis() - entries - 60_000L;
+                final long loadStartNs = System.nanoTime();
+                fill(db, baseMs, entries);
+                System.out.printf("filled %,d entries of one account in %,d ms%n", entries, (System.nanoTime() - loadStartNs) / 1_000_000);
+            }
 
             final LedgerReads reads = new LedgerReads(db.dataSource());
             final SplittableRandom random = new SplittableRandom(34);
@@ -106,6 +119,20 @@ public final class HistoryReadHarness
             report("balance at an instant", atInstant);
             report("balance at a journal index", atIndex);
             report("statement page of 1,000 entries (open + first page)", page);
+        }
+    }
+
+    /**
+     * @return the first entry's millisecond less one (the account's creation) when the database holds what {@link #fill}
+     * writes for {@code entries} entries (its watermark says so), else -1.
+     */
+    private static long filledBaseMs(final Database db, final int entries) throws SQLException
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM a.created_at) * 1000)::bigint, w.journal_index FROM accounts a" +
+                 " CROSS JOIN ledger_watermark w WHERE a.tenant_id = " + TENANT + " AND a.account_id = " + ACCOUNT))
+        {
+            return rs.next() && rs.getLong(2) == entries + 1L ? rs.getLong(1) : -1;
         }
     }
 
@@ -157,6 +184,18 @@ public final class HistoryReadHarness
             System.err.println("HARNESS FAILED: " + message);
             System.exit(1);
         }
+    }
+
+    private static String stringArg(final String[] args, final String key, final String fallback)
+    {
+        for (final String a : args)
+        {
+            if (a.startsWith(key + "="))
+            {
+                return a.substring(key.length() + 1);
+            }
+        }
+        return fallback;
     }
 
     private static int intArg(final String[] args, final String key, final int fallback)

@@ -44,6 +44,9 @@ public final class TallyMetrics implements StageMeters, HttpMeters
     private static final double NS_PER_SECOND = 1e9;
     private static final String READ_PAUSES_HELP = "Times a connection stopped reading: at the pipelining depth (requests not yet " +
         "answered; it reads again as replies leave), or with its unread replies past the write buffer's high water mark";
+    private static final String READS_REFUSED_HELP = "Reads of the read model answered 503 with Retry-After: its writer had not " +
+        "reached what the ledger had applied when the read arrived within 2 s, or was failing or over its lag bound (writer_behind); " +
+        "too many reads queued or waiting already (busy)";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     /** The JVM's and the process's meters, shared by every server of the process. */
@@ -204,6 +207,15 @@ public final class TallyMetrics implements StageMeters, HttpMeters
             .register(registry);
         FunctionCounter.builder("tally.pg.writer.batch.retries", writer, w -> w.batchRetries())
             .description("Writer batches PostgreSQL refused for a transient reason, each retried").register(registry);
+    }
+
+    /** The reads the PostgreSQL read model answers; call once when the server runs with a read model. */
+    public void bindReadModelQueries(final dev.tally.gateway.http.ReadModelQueries queries)
+    {
+        FunctionCounter.builder("tally.pg.reads.refused", queries, q -> q.refusedWriterBehind()).tag("reason", "writer_behind")
+            .description(READS_REFUSED_HELP).register(registry);
+        FunctionCounter.builder("tally.pg.reads.refused", queries, q -> q.refusedBusy()).tag("reason", "busy")
+            .description(READS_REFUSED_HELP).register(registry);
     }
 
     /** The cold index: its writer, the business thread's recorder, and the journal stage's lookups and refusals. */

@@ -379,6 +379,38 @@ class LookupsAndListingsOverHttpIT
         }
     }
 
+    // ---- GET /v1/accounts/{id}/entries, and what the one query parser refuses on every read ----
+
+    @Test
+    void shouldPageEntriesByTheirCursorAndRefuseWhatEveryReadRefuses()
+    {
+        created(client.createAccount(501, TRY, false));
+        created(client.createAccount(502, TRY, true));
+        String transferId = null;
+        for (int i = 1; i <= 3; i++)
+        {
+            transferId = created(client.transfer("entries-" + i, 501, 502, i + ".00", TRY, null)).json().get("id").text();
+        }
+        final Json first = ok(client.get("/v1/accounts/502/entries?limit=2"));   // no wait here: the read waits for the writer
+        assertEquals(2, first.get("entries").size());
+        final String next = first.get("next").text();
+        final Json second = ok(client.get("/v1/accounts/502/entries?limit=2&after=" + next));
+        assertEquals(1, second.get("entries").size());
+        assertEquals("6.00", second.get("entries").at(0).get("balanceAfter").text());
+        assertFalse(second.has("next"));
+
+        assertInvalid(client, "/v1/accounts/502/entries?limit=2&page=2", "unknown query parameter 'page'; this route takes after, limit");
+        assertInvalid(client, "/v1/accounts/502/entries?limit=1&limit=2", "limit is given more than once");
+        assertInvalid(client, "/v1/accounts/502/entries?limit=", "limit has no value");
+        assertInvalid(client, "/v1/accounts/502/entries?after=" + next.toUpperCase(java.util.Locale.ROOT), "after must be the next cursor");
+        assertInvalid(client, "/v1/accounts/502/entries?after=" + transferId, "after must be the next cursor");
+        assertInvalid(client, "/v1/accounts/502?expand=balances", "unknown query parameter 'expand'; this route takes at, atIndex");
+        assertInvalid(client, "/v1/accounts/502?atIndex=%2B5", "atIndex must be a journal index");
+        assertInvalid(client, "/v1/accounts/502/statement?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&format=csv",
+            "unknown query parameter 'format'; this route takes from, to");
+        assertEquals(200, client.get("/v1/accounts/502").status(), "no query: the account now, from memory");
+    }
+
     // ---- without the read model ----
 
     @Test
