@@ -14,12 +14,29 @@ public enum EventType
     /** An account's debits (extra 0) or debits and credits (extra 1) were frozen. */
     ACCOUNT_FROZEN(9, "AccountFrozen"),
     ACCOUNT_UNFROZEN(10, "AccountUnfrozen"),
-    ACCOUNT_CLOSED(11, "AccountClosed");
+    ACCOUNT_CLOSED(11, "AccountClosed"),
+    /**
+     * A command took an account's available balance (posted - held, over all its sub-balances) below its low-balance
+     * threshold: amount is the available balance after the command, extra the threshold.
+     */
+    ACCOUNT_BALANCE_LOW(12, "AccountBalanceLow"),
+    /** An account whose low-balance alert fired is back at or above its threshold: amount and extra as above. */
+    ACCOUNT_BALANCE_RECOVERED(13, "AccountBalanceRecovered");
 
-    /** @return true for the events of an account's lifecycle (created, frozen, unfrozen, closed): the aggregate is the account. */
+    /**
+     * @return true for the events whose aggregate is the account: its lifecycle (created, frozen, unfrozen, closed) and
+     * its low-balance alerts.
+     */
     public boolean isAccountEvent()
     {
-        return this == ACCOUNT_CREATED || this == ACCOUNT_FROZEN || this == ACCOUNT_UNFROZEN || this == ACCOUNT_CLOSED;
+        return this == ACCOUNT_CREATED || this == ACCOUNT_FROZEN || this == ACCOUNT_UNFROZEN || this == ACCOUNT_CLOSED ||
+            isBalanceAlert();
+    }
+
+    /** @return true for a low-balance alert's events, which change nothing but report a balance. */
+    public boolean isBalanceAlert()
+    {
+        return this == ACCOUNT_BALANCE_LOW || this == ACCOUNT_BALANCE_RECOVERED;
     }
 
     private static final EventType[] BY_CODE = new EventType[16];

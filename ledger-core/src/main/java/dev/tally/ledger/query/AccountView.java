@@ -17,6 +17,10 @@ public final class AccountView
     public long overdraftLimitMinor;
     /** Lifecycle status bits ({@link dev.tally.ledger.account.Accounts.Status}): 0 while active. */
     public int status;
+    /** Low-balance alert state ({@link dev.tally.ledger.account.LowBalanceAlert}): 0 without a threshold. */
+    public int lowBalanceAlertState;
+    /** Low-balance threshold, minor units; 0 without one. */
+    public long lowBalanceThresholdMinor;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -65,6 +69,8 @@ public final class AccountView
         debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
         overdraftLimitMinor = other.overdraftLimitMinor;
         status = other.status;
+        lowBalanceAlertState = other.lowBalanceAlertState;
+        lowBalanceThresholdMinor = other.lowBalanceThresholdMinor;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;
