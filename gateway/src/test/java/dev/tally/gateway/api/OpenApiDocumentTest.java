@@ -97,7 +97,9 @@ class OpenApiDocumentTest
         CommandType.UNFREEZE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, CAPACITY_EXCEEDED, KEY_REUSED,
             COLD_INDEX_UNAVAILABLE),
         CommandType.CLOSE_ACCOUNT, EnumSet.of(OK, INVALID_COMMAND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY, CAPACITY_EXCEEDED,
-            KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
+            KEY_REUSED, COLD_INDEX_UNAVAILABLE),
+        CommandType.SET_LOW_BALANCE_ALERT, EnumSet.of(OK, INVALID_COMMAND, INVALID_AMOUNT, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED,
+            CURRENCY_MISMATCH, CAPACITY_EXCEEDED, KEY_REUSED, COLD_INDEX_UNAVAILABLE)));
 
     /**
      * What the gateway itself answers on a single mutating route, before or around the ledger: 400 validation,
@@ -138,7 +140,7 @@ class OpenApiDocumentTest
         return switch (route)
         {
             case CREATE_ACCOUNT, CREATE_TRANSFER, REVERSE_TRANSFER, CREATE_HOLD, CAPTURE_HOLD, VOID_HOLD, FREEZE_ACCOUNT, UNFREEZE_ACCOUNT,
-                CLOSE_ACCOUNT -> commandStatuses(route);
+                CLOSE_ACCOUNT, SET_LOW_BALANCE_ALERT, REMOVE_LOW_BALANCE_ALERT -> commandStatuses(route);
             // 200 with per-operation results; 400 whole-batch validation; 401; 413; 503 not ready / ring full / halted
             case BATCH -> statuses(200, 400, 401, 413, 503);
             // 404 for an unparseable id, an unknown or another tenant's resource; 503 not ready / ring full

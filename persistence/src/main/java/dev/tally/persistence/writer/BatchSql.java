@@ -397,9 +397,9 @@ final class BatchSql
         for (int i = b.events - 1; i >= 0; i--)
         {
             final EventType type = EventType.fromCode(b.eventType[i]);
-            if (type == EventType.ACCOUNT_CREATED || !type.isAccountEvent())
+            if (type == EventType.ACCOUNT_CREATED || !type.isAccountEvent() || type.isBalanceAlert())
             {
-                continue;
+                continue;   // not a status change
             }
             final Long2LongHashMap accounts = seen.computeIfAbsent(b.eventTenant[i], tenant -> new Long2LongHashMap(NONE));
             if (accounts.put(b.eventSubject[i], i) != NONE)

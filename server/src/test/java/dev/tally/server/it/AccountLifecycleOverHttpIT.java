@@ -1,22 +1,11 @@
 package dev.tally.server.it;
 
-import dev.tally.gateway.http.HttpLimits;
-import dev.tally.journal.Durability;
-import dev.tally.ledger.LedgerConfig;
-import dev.tally.server.ServerConfig;
-import dev.tally.server.TallyServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -29,11 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unfreeze and close with their problem types, stored replies replayed byte for byte, tenant isolation, bad input, a
  * batch, and the status in the read model's accounts row and the outbox.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class AccountLifecycleOverHttpIT
+class AccountLifecycleOverHttpIT extends OneReadModelServerPerClass
 {
-    private static final String TRY = TallyClient.TRY;
     private static final String PROBLEM_PREFIX = "https://tally.dev/problems/";
     private static final long FUNDING = 10;
     private static final long ALICE = 11;
@@ -41,39 +28,14 @@ class AccountLifecycleOverHttpIT
     private static final long CAROL = 13;
     private static final long WAIT_MS = 15_000;
 
-    @TempDir
-    static Path dataDir;
-
-    private TallyServer server;
-    private TallyClient client;
-
-    @BeforeAll
-    void startServer() throws Exception
+    @Override
+    void createAccounts()
     {
-        final ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, Servers.apiKeys(), Servers.IO_THREADS,
-            LedgerConfig.small(), Servers.withoutTicks(), HttpLimits.defaults(), null, true);
-        server = new TallyServer(config);
-        client = Servers.client(server);
         assertEquals(201, client.createAccount(FUNDING, TRY, false).status());
         assertEquals(201, client.createAccount(ALICE, TRY, true).status());
         assertEquals(201, client.createAccount(BOB, TRY, true).status());
         assertEquals(201, client.createAccount(CAROL, TRY, true).status());
         assertEquals(201, client.transfer("fund-alice", FUNDING, ALICE, "100.00", TRY, null).status());
-    }
-
-    @AfterAll
-    void stopServer()
-    {
-        if (server != null)
-        {
-            server.close();
-        }
-    }
-
-    private static void assertProblem(final Reply reply, final int status, final String slug)
-    {
-        assertEquals(status, reply.status(), reply::toString);
-        assertEquals(slug, reply.problemSlug(), reply::toString);
     }
 
     private static void assertRefusedBy(final Reply reply, final String slug, final long accountId)
@@ -185,9 +147,9 @@ class AccountLifecycleOverHttpIT
         assertEquals(200, client.post("/v1/accounts/" + dave + "/close", "dave-close", "").status());
         assertEquals("closed/false", awaitStatus(dave, "closed/false"));
 
-        final List<String> events = outbox(dave);
-        assertEquals(List.of("AccountCreated", "AccountFrozen", "AccountUnfrozen", "AccountClosed"),
-            events.stream().map(e -> e.substring(0, e.indexOf(' '))).toList(), events::toString);
+        final List<String> events = AccountOutbox.events(server, dave);
+        assertEquals(List.of("AccountCreated", "AccountFrozen", "AccountUnfrozen", "AccountClosed"), AccountOutbox.types(events),
+            events::toString);
         assertTrue(events.get(1).contains("\"creditsFrozen\": true"), events::toString);
         assertTrue(events.get(3).contains("\"accountId\": " + dave), events::toString);
     }
@@ -215,25 +177,5 @@ class AccountLifecycleOverHttpIT
             Thread.sleep(50);
         }
         return status;
-    }
-
-    /** @return the account's outbox events in journal order, each as "type payload". */
-    private List<String> outbox(final long accountId) throws Exception
-    {
-        final List<String> events = new ArrayList<>();
-        try (Connection c = server.readModel().database().dataSource().getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT event_type, payload::text FROM outbox WHERE aggregate_type = 'account'" +
-                 " AND aggregate_id = ? ORDER BY journal_index"))
-        {
-            s.setString(1, String.valueOf(accountId));
-            try (ResultSet rs = s.executeQuery())
-            {
-                while (rs.next())
-                {
-                    events.add(rs.getString(1) + " " + rs.getString(2));
-                }
-            }
-        }
-        return events;
     }
 }

@@ -29,6 +29,10 @@ public enum Route
     FREEZE_ACCOUNT("POST", "/v1/accounts/{id}/freeze", CommandType.FREEZE_ACCOUNT),
     UNFREEZE_ACCOUNT("POST", "/v1/accounts/{id}/unfreeze", CommandType.UNFREEZE_ACCOUNT),
     CLOSE_ACCOUNT("POST", "/v1/accounts/{id}/close", CommandType.CLOSE_ACCOUNT),
+    /** Sets or changes the account's low-balance threshold. */
+    SET_LOW_BALANCE_ALERT("PUT", "/v1/accounts/{id}/low-balance-alert", CommandType.SET_LOW_BALANCE_ALERT),
+    /** Removes it: the same command type, with no threshold. */
+    REMOVE_LOW_BALANCE_ALERT("DELETE", "/v1/accounts/{id}/low-balance-alert", CommandType.SET_LOW_BALANCE_ALERT),
     /** Each operation carries its own idempotency key: the request needs no {@code Idempotency-Key} header. */
     BATCH("POST", "/v1/batch", null),
     HEALTH("GET", "/health", null),
@@ -57,7 +61,7 @@ public enum Route
         this.commandType = commandType;
     }
 
-    /** @return the HTTP method, upper case ({@code GET} or {@code POST}). */
+    /** @return the HTTP method, upper case ({@code GET}, {@code POST}, {@code PUT} or {@code DELETE}). */
     public String method()
     {
         return method;
@@ -81,7 +85,7 @@ public enum Route
     /** @return true for the tenants' routes that change state (and so go through the journal as the request's command). */
     public boolean isMutating()
     {
-        return "POST".equals(method) && !isAdmin();
+        return !"GET".equals(method) && !isAdmin();
     }
 
     /** @return true for the operators' routes, authenticated by the admin key instead of a tenant's. */
