@@ -277,6 +277,38 @@ class LedgerLowBalanceAlertTest
     }
 
     @Test
+    void shouldKeepATicksEventOrdinalsWithinTheirBitsWhenTheAccountsItReleasesHaveAlerts()
+    {
+        final int max = LedgerLimits.EXPIRIES_PER_TICK_MAX;
+        final LedgerConfig config = new LedgerConfig(100, 1_000, 2 * max, 1_000, 1_000, max + 100, LedgerConfig.DAY_MS,
+            7 * LedgerConfig.DAY_MS, 7 * LedgerConfig.DAY_MS, max);
+        for (final boolean alert : new boolean[] {false, true})
+        {
+            final LedgerDriver driver = new LedgerDriver(config);
+            final Commands commands = driver.commands;
+            driver.apply(commands.createFundingAccount("funding", FUNDING));
+            driver.apply(alert ? commands.createAccountWithAlert("alice", ALICE, 1, 1) : commands.createAccount("alice", ALICE));
+            driver.apply(commands.transfer("fund", FUNDING, ALICE, 1_000_000));
+            for (int i = 0; i < max; i++)
+            {
+                assertEquals(ResultCode.OK, driver.apply(commands.hold("hold-" + i, ALICE, 1, 1_000)).code);
+            }
+            final Result tick = driver.apply(commands.tick(60_000));
+            final EffectLog effects = driver.ledger.effects();
+            final java.util.Set<Integer> ordinals = new java.util.HashSet<>();
+            for (int i = 0; i < effects.eventCount(); i++)
+            {
+                assertTrue(effects.eventOrdinal(i) <= dev.tally.ledger.id.Uuid7.ORDINAL_MAX && ordinals.add(effects.eventOrdinal(i)),
+                    "every event of the tick has an ordinal of its own");
+            }
+            // Without thresholds a tick expires as many as before alerts existed; with one, each released account counts an
+            // event it may add, so half as many go in this tick and the rest in the next.
+            assertEquals(alert ? max / 2 : max, tick.extra, "holds expired by the first tick");
+            assertEquals(alert ? max / 2 : 0, driver.apply(commands.tick(1)).extra, "and by the next");
+        }
+    }
+
+    @Test
     void shouldCoverTheAlertInTheStateHash()
     {
         final long before = d.ledger.stateHash();
