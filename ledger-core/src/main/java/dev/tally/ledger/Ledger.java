@@ -63,6 +63,7 @@ public final class Ledger
     private final LedgerImage image;
     private final LedgerStats stats;
     private final ColdFiling coldFiling;
+    private final LowBalanceAlerts alerts;
     /** How long a stored result answers a retry, in journaled nanoseconds (a key found in the cold index included). */
     private final long keyRetentionNs;
 
@@ -85,6 +86,7 @@ public final class Ledger
         image = new LedgerImage(config, state);
         stats = new LedgerStats(config);
         coldFiling = new ColdFiling(state, effects);
+        alerts = new LowBalanceAlerts(state, postings);
         publishStats();
     }
 
@@ -239,6 +241,7 @@ public final class Ledger
             case FREEZE_ACCOUNT_ALL: postings.freezeAccount(c, r, true); break;
             case UNFREEZE_ACCOUNT: postings.unfreezeAccount(c, r); break;
             case CLOSE_ACCOUNT: postings.closeAccount(c, r); break;
+            case SET_LOW_BALANCE_ALERT: postings.setLowBalanceAlert(c, r); break;
             case UPDATE_ACCOUNT_METADATA: postings.updateAccountMetadata(c, r); break;
             default: r.code = ResultCode.INVALID_COMMAND;
         }
@@ -252,9 +255,18 @@ public final class Ledger
     {
         final int max = config.expiriesPerTickMax();
         int expiredHolds = 0;
+        // Events the low-balance alerts of the accounts released may add after the expiries: every event id of the tick
+        // needs an ordinal of its own (LedgerLimits.ID_ORDINAL_BITS).
+        int alertEvents = 0;
         int hold = holds.earliest();
         while (hold >= 0 && expiredHolds < max && holds.deadlineNs(hold) <= c.timestampNs)
         {
+            final int more = alerts.eventsAfterRelease(accounts.slotOf(holds.accountId(hold), holds.tenant(hold)));
+            if (expiredHolds + 1 + alertEvents + more > LedgerLimits.EXPIRIES_PER_TICK_MAX)
+            {
+                break;
+            }
+            alertEvents += more;
             postings.expireHold(c, hold);
             expiredHolds++;
             hold = holds.earliest();
@@ -282,6 +294,10 @@ public final class Ledger
         return rolledBack;
     }
 
+    /**
+     * Records the values of every sub-balance the command changed, and evaluates the low-balance alert of each account
+     * among them that has one, once per account, after the whole command (a capture releases, then debits).
+     */
     private void emitBalances(final Command c)
     {
         for (int i = 0; i < accounts.touchedCount(); i++)
@@ -290,6 +306,10 @@ public final class Ledger
             final int sub = accounts.touchedSubIndex(i);
             effects.balance(c.journalIndex, accounts.tenant(slot), accounts.id(slot), sub, accounts.subPosted(slot, sub),
                 accounts.subHeld(slot, sub));
+            if (accounts.hasLowBalanceAlert(slot) && accounts.isFirstTouched(slot, sub))
+            {
+                alerts.evaluate(c, slot);
+            }
         }
     }
 

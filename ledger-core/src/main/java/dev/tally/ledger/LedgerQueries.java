@@ -65,6 +65,8 @@ final class LedgerQueries
         out.overdraftLimitMinor = accounts.overdraftLimit(slot);
         out.status = accounts.status(slot);
         out.hasMetadata = accounts.hasMetadata(slot);
+        out.lowBalanceAlertState = accounts.lowBalanceAlertState(slot);
+        out.lowBalanceThresholdMinor = accounts.lowBalanceThreshold(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
             out.postedMinor[i] = accounts.subPosted(slot, i);

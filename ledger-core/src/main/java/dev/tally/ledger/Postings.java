@@ -1,6 +1,7 @@
 package dev.tally.ledger;
 
 import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.account.LowBalanceAlert;
 import dev.tally.ledger.batch.UndoLog;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -71,7 +72,7 @@ final class Postings
         r.currency = c.currency;
         if (c.accountId <= 0 || c.subBalances < 1 || c.subBalances > LedgerLimits.SUB_BALANCES_MAX ||
             CurrencyCode.minorDigits(c.currency) < 0 || c.overdraftLimitMinor < 0 ||
-            c.overdraftLimitMinor > OVERDRAFT_LIMIT_MAX_MINOR ||
+            c.overdraftLimitMinor > OVERDRAFT_LIMIT_MAX_MINOR || c.amountMinor < 0 ||
             (c.overdraftLimitMinor > 0 && (!c.debitsMustNotExceedCredits || c.subBalances != 1)) || !hasValidMetadata(c))
         {
             r.code = ResultCode.INVALID_COMMAND;
@@ -100,6 +101,11 @@ final class Postings
         event(EventType.ACCOUNT_CREATED, c, c.accountId, c.accountId, 0, 0, c.currency, c.subBalances);
         effects.eventAccountRules(c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
         eventMetadata(c);
+        if (c.amountMinor > 0)
+        {
+            // A low-balance threshold (amountMinor, which no creation used before): a new account is at zero, below it.
+            accounts.setLowBalanceAlert(slot, LowBalanceAlert.WAITING, c.amountMinor);
+        }
     }
 
     void transfer(final Command c, final Result r)
@@ -259,20 +265,10 @@ final class Postings
         r.currency = TransferTable.recordCurrency(original);
         r.extra = originalIndex;
         r.extraTimestampNs = TransferTable.recordTimestampNs(original);
-        if (c.amountMinor < 0)
+        final ResultCode stated = checkStatedAmount(c, requested, r.currency);
+        if (stated != ResultCode.OK)
         {
-            r.code = ResultCode.INVALID_COMMAND;
-            return;
-        }
-        if (requested < 0)
-        {
-            r.code = ResultCode.INVALID_AMOUNT;   // more decimals than the currency has
-            return;
-        }
-        if (c.currency != 0 && c.currency != r.currency)
-        {
-            // The client gave the amount in another currency's units: refuse rather than reinterpret it.
-            r.code = ResultCode.CURRENCY_MISMATCH;
+            r.code = stated;
             return;
         }
         if (amount <= 0 || amount > remaining)
@@ -373,19 +369,10 @@ final class Postings
         r.accountB = c.creditAccountId;
         r.amountMinor = amount;
         r.currency = holds.currency(hold);
-        if (c.amountMinor < 0)
+        final ResultCode stated = checkStatedAmount(c, requested, r.currency);
+        if (stated != ResultCode.OK)
         {
-            r.code = ResultCode.INVALID_COMMAND;
-            return;
-        }
-        if (requested < 0)
-        {
-            r.code = ResultCode.INVALID_AMOUNT;   // more decimals than the currency has
-            return;
-        }
-        if (c.currency != 0 && c.currency != r.currency)
-        {
-            r.code = ResultCode.CURRENCY_MISMATCH;
+            r.code = stated;
             return;
         }
         if (amount > heldAmount)
@@ -578,6 +565,43 @@ final class Postings
         }
     }
 
+    /**
+     * Sets, changes or removes (threshold 0) an account's low-balance threshold. The alert starts afresh, without an
+     * event: armed when available is at or above the threshold, else waiting for it to get there ({@link LowBalanceAlert}).
+     * A frozen account takes it; a closed one refuses it, as it refuses every change.
+     */
+    void setLowBalanceAlert(final Command c, final Result r)
+    {
+        final int slot = lifecycleTarget(c, r);
+        if (slot < 0)
+        {
+            return;
+        }
+        final long threshold = toMinor(c, r.currency);
+        r.amountMinor = threshold;
+        final ResultCode stated = checkStatedAmount(c, threshold, r.currency);
+        if (stated != ResultCode.OK)
+        {
+            r.code = stated;
+            return;
+        }
+        final int state = threshold == 0 ? LowBalanceAlert.NONE :
+            accounts.availableTotal(slot) >= threshold ? LowBalanceAlert.ARMED : LowBalanceAlert.WAITING;
+        accounts.setLowBalanceAlert(slot, state, threshold);
+        r.extra = state;
+    }
+
+    /**
+     * Records an event of an account's own (a low-balance alert's): the account's tenant, not the command's, since a tick
+     * has none; {@code amount} and {@code extra} as its {@link EventType} says.
+     */
+    void accountEvent(final EventType type, final Command c, final int slot, final long amount, final long extra)
+    {
+        final long accountId = accounts.id(slot);
+        effects.event(type, c.journalIndex, c.timestampNs, eventOrdinal++, accounts.tenant(slot), accountId, accountId, 0, amount,
+            accounts.currency(slot), extra);
+    }
+
     /** @return true, with the rejection in {@code r} naming the account, when the account refuses a debit or a hold. */
     private boolean refusesDebit(final int slot, final Result r)
     {
@@ -661,6 +685,27 @@ final class Postings
             factor *= 10;
         }
         return c.amountMinor % factor == 0 ? c.amountMinor / factor : -1;
+    }
+
+    /**
+     * Checks an amount a command may state with or without a currency (a reversal's, a capture's, a low-balance threshold):
+     * {@code minor} is {@link #toMinor}'s conversion of it into {@code currency}, the currency of what the command names.
+     *
+     * @return {@code INVALID_COMMAND} for a negative amount, {@code INVALID_AMOUNT} for one with more decimals than the
+     * currency has, {@code CURRENCY_MISMATCH} when the command gave it in another currency's units (refused rather than
+     * reinterpreted), else {@code OK}.
+     */
+    private static ResultCode checkStatedAmount(final Command c, final long minor, final int currency)
+    {
+        if (c.amountMinor < 0)
+        {
+            return ResultCode.INVALID_COMMAND;
+        }
+        if (minor < 0)
+        {
+            return ResultCode.INVALID_AMOUNT;
+        }
+        return c.currency != 0 && c.currency != currency ? ResultCode.CURRENCY_MISMATCH : ResultCode.OK;
     }
 
     private ResultCode checkMove(final int debitSlot, final int creditSlot, final long amount, final long journalIndex)

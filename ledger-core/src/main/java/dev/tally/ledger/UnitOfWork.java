@@ -30,13 +30,14 @@ final class UnitOfWork
      * Undo records one atomic operation may need at most: one per sub-balance it changes (a sub-balance is recorded
      * once per command, see {@code Accounts}), all 64 of one account plus the credited one, and at most three more: a
      * transfer, capture or reversal adds its transfer and one of a reference, a removed hold or a reversed amount, and
-     * its key is stored. A hold or void needs 66 at most; opening an account, marking a hold unknown, freezing, unfreezing
-     * or closing an account, or updating its metadata, 2.
+     * its key is stored; and the low-balance alert of each of its two accounts may change. A hold or void needs 67 at
+     * most; opening an account 3; marking a hold unknown, freezing, unfreezing or closing an account, setting a
+     * low-balance alert, or updating its metadata, 2.
      */
-    static final int UNDO_PER_OPERATION_MAX = LedgerLimits.SUB_BALANCES_MAX + 1 + 3;
+    static final int UNDO_PER_OPERATION_MAX = LedgerLimits.SUB_BALANCES_MAX + 1 + 3 + 2;
     /**
      * Undo records an atomic batch may hold (65,520 of 32 bytes: 2 MiB): a full batch of operations averaging fewer
-     * than 8 (a transfer between ordinary accounts needs 5), or 963 operations of the costliest kind. An
+     * than 8 (a transfer between ordinary accounts needs 5), or 936 operations of the costliest kind. An
      * operation starts only while {@link #UNDO_PER_OPERATION_MAX} more fit; once they do not, it is refused with
      * {@code CAPACITY_EXCEEDED} and the batch rolls back, storing nothing (docs/ARCHITECTURE.md, "Batches").
      */
@@ -229,6 +230,7 @@ final class UnitOfWork
                 case UndoLog.HOLD_STATUS: state.holds.undoStatus((int)a, (byte)b); break;
                 case UndoLog.ACCOUNT_STATUS: state.accounts.restoreStatus((int)a, (int)b); break;
                 case UndoLog.ACCOUNT_METADATA: state.accounts.restoreHasMetadata((int)a, b != 0); break;
+                case UndoLog.LOW_BALANCE_ALERT: state.accounts.restoreLowBalanceAlert((int)a, (int)b, c); break;
                 case UndoLog.KEY_ADDED:
                     if (!failureStored)
                     {

@@ -268,6 +268,25 @@ final class Commands
         return seal(c);
     }
 
+    // ---- low-balance alerts ----
+
+    /** An ordinary account created with a low-balance threshold (in the creation's amountMinor). */
+    Command createAccountWithAlert(final String key, final long accountId, final int subBalances, final long thresholdMinor)
+    {
+        final Command c = createAccount(key, accountId, currency, subBalances, true, 0);
+        c.amountMinor = thresholdMinor;
+        return seal(c);
+    }
+
+    /** Sets (or, with 0, removes) the account's low-balance threshold, in minor units of the builder's currency. */
+    Command lowBalanceAlert(final String key, final long accountId, final long thresholdMinor)
+    {
+        final Command c = next(CommandType.SET_LOW_BALANCE_ALERT, key);
+        c.accountId = accountId;
+        c.amountMinor = thresholdMinor;
+        return seal(c);
+    }
+
     // ---- time, batches, retries ----
 
     /** A tick {@code advanceMs} after the previous command (on top of the usual step). */
@@ -317,11 +336,21 @@ final class Commands
         return c;
     }
 
-    /** The same key with another amount: a different payload, hence a different fingerprint. */
+    /**
+     * The same key with another amount: a different payload, hence a different fingerprint. A creation takes no amount (its
+     * amountMinor is a low-balance threshold), so there the payload differs in a field creations ignore.
+     */
     Command reuse(final Command original, final long amountMinor)
     {
         final Command c = resend(original);
-        c.amountMinor = amountMinor;
+        if (c.type == CommandType.CREATE_ACCOUNT)
+        {
+            c.holdTimeoutMs = amountMinor;
+        }
+        else
+        {
+            c.amountMinor = amountMinor;
+        }
         return seal(c);
     }
 

@@ -195,6 +195,15 @@ public final class LedgerScenario
         return apply(seal(c));
     }
 
+    /** Sets (or, with 0, removes) the low-balance threshold of an account of the current tenant, in its currency's minor units. */
+    public Result lowBalanceAlert(final long accountId, final long thresholdMinor)
+    {
+        final Command c = next(CommandType.SET_LOW_BALANCE_ALERT);
+        c.accountId = accountId;
+        c.amountMinor = thresholdMinor;
+        return apply(seal(c));
+    }
+
     public Result markUnknown(final Result hold)
     {
         return apply(seal(target(CommandType.MARK_HOLD_UNKNOWN, hold)));

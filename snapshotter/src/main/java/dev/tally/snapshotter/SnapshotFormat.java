@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
 
 /**
- * The snapshot file, version 3: a checked header, then the {@link StateImage} sections, each followed by
+ * The snapshot file, version 4: a checked header, then the {@link StateImage} sections, each followed by
  * its own CRC32C. Written and read here, side by side, in field order. Little-endian throughout.
  *
  * <pre>
@@ -25,29 +25,35 @@ import java.util.zip.CRC32C;
  *     40    8  transfersPosted            i64
  *     48    8  stateHash                  i64  Ledger.stateHash() of the state
  *     56   80  ledger configuration       10 x i64, LedgerConfig's fields in declaration order
- *    136   72  section lengths            9 x i64, bytes of each section body
- *    208    4  header crc32c              over bytes [0, 208)
- *    212       sections, in this order, each: body (its length), then crc32c (4) over the body
+ *    136   80  section lengths            10 x i64, bytes of each section body
+ *    216    4  header crc32c              over bytes [0, 216)
+ *    220       sections, in this order, each: body (its length), then crc32c (4) over the body
  *                0 account records   1 sub-balance pairs   2 keys   3 references
  *                4 transfers   5 transfer reference digests (low half)   6 transfer reference texts   7 holds
  *                8 cold transfers (transfers as reversals left them, until the cold index holds them)
+ *                9 low-balance thresholds (one long per account, creation order; 0 without one)
  * </pre>
  *
- * <p>The file is exactly {@code 212 + sum(length + 4)} bytes: a truncated file, a flipped byte anywhere
+ * <p>The file is exactly {@code 220 + sum(length + 4)} bytes: a truncated file, a flipped byte anywhere
  * or an unknown version is a {@link SnapshotCorruptException}, never a silently wrong state.
  *
- * <p>Versions 1 and 2 are read too: 8 sections (no cold transfers, which their ledgers did not have), so 64 bytes of
- * section lengths, the header crc32c at 200 and the sections from 204; the image's cold transfers are left empty.
+ * <p>Version 3 is read too: 9 sections (no low-balance thresholds, which its ledgers did not have), so 72 bytes of
+ * section lengths, the header crc32c at 208 and the sections from 212; the image's thresholds are left empty. Versions
+ * 1 and 2 as well: 8 sections (no cold transfers either), so 64 bytes of section lengths, the header crc32c at 200 and
+ * the sections from 204; the image's cold transfers are left empty too.
  *
  * <p>One instance per thread: it owns a 1 MiB direct buffer and a {@link CRC32C}, reused for every file.
  */
 public final class SnapshotFormat
 {
     /**
-     * Version of the layout above. Bump it (and keep reading the old one) on any change. 3: section 8, the cold
-     * transfers, which a version-2 reader would not know of (and the header's section lengths grow by one).
+     * Version of the layout above. Bump it (and keep reading the old one) on any change. 4: section 9, the low-balance
+     * thresholds, which a version-3 reader would not know of (and the header's section lengths grow by one), while the
+     * records' alert bits would tell it that accounts have a threshold.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
+    /** The version before {@link #VERSION}, still read: 9 sections, no low-balance thresholds. */
+    static final int VERSION_WITHOUT_ALERTS = 3;
     /**
      * The version before {@link #VERSION}, still read: 8 sections, no cold transfers. Its transfer record's packed field
      * may carry the has-metadata bit (bit 48), which a version-1 reader would take for part of the reference length.
@@ -55,13 +61,17 @@ public final class SnapshotFormat
     static final int VERSION_WITHOUT_COLD_TRANSFERS = 2;
     /** The version before that, still read: version 2's layout, no transfer of it has the has-metadata bit. */
     static final int VERSION_WITHOUT_METADATA_BIT = 1;
-    public static final int SECTION_COUNT = 9;
+    public static final int SECTION_COUNT = 10;
+    /** Sections of a version 3 file: every one but the low-balance thresholds. */
+    static final int SECTION_COUNT_WITHOUT_ALERTS = 9;
     /** Sections of a version 1 or 2 file: every one but the cold transfers. */
     static final int SECTION_COUNT_WITHOUT_COLD_TRANSFERS = 8;
     /** The one section of bytes (transfer reference texts); every other section is longs. */
     static final int REFERENCE_TEXT_SECTION = 6;
     /** The section version 3 added, last, so that the sections before it are laid out as in version 2. */
     static final int COLD_TRANSFER_SECTION = 8;
+    /** The section version 4 added, last, so that the sections before it are laid out as in version 3. */
+    static final int LOW_BALANCE_THRESHOLD_SECTION = 9;
 
     static final byte[] MAGIC = "TALLYSNP".getBytes(StandardCharsets.US_ASCII);
     static final int VERSION_OFFSET = MAGIC.length;
@@ -75,6 +85,8 @@ public final class SnapshotFormat
     static final int SECTION_LENGTHS_OFFSET = CONFIG_OFFSET + StateImage.CONFIG_VALUES * Long.BYTES;
     /** Bytes before the first section. */
     public static final int HEADER_LENGTH = headerLength(SECTION_COUNT);
+    /** Bytes before the first section of a version 3 file. */
+    static final int HEADER_LENGTH_WITHOUT_ALERTS = headerLength(SECTION_COUNT_WITHOUT_ALERTS);
     /** Bytes before the first section of a version 1 or 2 file. */
     static final int HEADER_LENGTH_WITHOUT_COLD_TRANSFERS = headerLength(SECTION_COUNT_WITHOUT_COLD_TRANSFERS);
 
@@ -318,6 +330,7 @@ public final class SnapshotFormat
         switch (version)
         {
             case VERSION: return SECTION_COUNT;
+            case VERSION_WITHOUT_ALERTS: return SECTION_COUNT_WITHOUT_ALERTS;
             case VERSION_WITHOUT_COLD_TRANSFERS, VERSION_WITHOUT_METADATA_BIT: return SECTION_COUNT_WITHOUT_COLD_TRANSFERS;
             default: return -1;
         }
@@ -398,6 +411,7 @@ public final class SnapshotFormat
             case 5: return image.transferReferenceLos();
             case 7: return image.holds();
             case COLD_TRANSFER_SECTION: return image.coldTransfers();
+            case LOW_BALANCE_THRESHOLD_SECTION: return image.lowBalanceThresholds();
             default: throw new IllegalArgumentException("section " + section + " is not made of longs");
         }
     }

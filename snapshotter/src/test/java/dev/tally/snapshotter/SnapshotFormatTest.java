@@ -6,8 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.account.LowBalanceAlert;
+import dev.tally.ledger.command.Command;
+import dev.tally.ledger.command.CommandType;
+import dev.tally.ledger.currency.CurrencyCode;
 import dev.tally.ledger.image.LongSection;
 import dev.tally.ledger.image.StateImage;
+import dev.tally.ledger.query.AccountView;
+import dev.tally.ledger.result.ResultCode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -107,10 +113,64 @@ class SnapshotFormatTest
     }
 
     @Test
+    void shouldCarryLowBalanceAlertsThroughAFile() throws Exception
+    {
+        final Ledger alerted = new Ledger(Workload.CONFIG);
+        long index = 0;
+        final int usd = CurrencyCode.pack("USD");
+        assertEquals(ResultCode.OK, alerted.apply(keyed(CommandType.CREATE_ACCOUNT, ++index, 1, usd, 0)).code);
+        final Command withAlert = keyed(CommandType.CREATE_ACCOUNT, ++index, 2, usd, 0);
+        withAlert.amountMinor = 500;
+        assertEquals(ResultCode.OK, alerted.apply(withAlert).code);
+        final Command funding = keyed(CommandType.TRANSFER, ++index, 0, usd, 1_000);
+        funding.debitAccountId = 1;
+        funding.creditAccountId = 2;
+        assertEquals(ResultCode.OK, alerted.apply(funding).code);
+        final Command set = keyed(CommandType.SET_LOW_BALANCE_ALERT, ++index, 1, usd, 250);
+        assertEquals(ResultCode.OK, alerted.apply(set).code);
+        final StateImage written = new StateImage();
+        alerted.copyTo(written);
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
+        {
+            format.write(written, written.stateHash(), out);
+        }
+
+        final StateImage image = new StateImage();
+        final SnapshotHeader header = read(image);
+        final Ledger restored = Ledger.restore(Workload.CONFIG, image);
+        assertEquals(alerted.stateHash(), header.stateHash());
+        assertEquals(alerted.stateHash(), restored.stateHash());
+        final AccountView account = restored.readAccount(2, 1, new AccountView());
+        assertEquals(500, account.lowBalanceThresholdMinor);
+        assertEquals(LowBalanceAlert.ARMED, account.lowBalanceAlertState);
+        assertEquals(250, restored.readAccount(1, 1, new AccountView()).lowBalanceThresholdMinor);
+    }
+
+    @Test
+    void shouldReadAVersionThreeFileWithoutLowBalanceThresholds() throws Exception
+    {
+        final StateImage expected = new StateImage();
+        read(expected);
+        final StateImage image = new StateImage();
+        read(image);   // the version-4 file first: the image it leaves holds thresholds, which the older file must clear
+        assertTrue(image.lowBalanceThresholds().length() > 0);
+        Files.write(file, asVersionThree(Files.readAllBytes(file)));
+        final SnapshotHeader header = read(image);
+        assertEquals(SnapshotFormat.VERSION_WITHOUT_ALERTS, header.formatVersion());
+        assertEquals(0, image.lowBalanceThresholds().length());
+        for (int section = 0; section < SnapshotFormat.SECTION_COUNT_WITHOUT_ALERTS; section++)
+        {
+            assertSameSection(expected, image, section);
+        }
+        assertEquals(header.stateHash(), Ledger.restore(Workload.CONFIG, image).stateHash(), "a ledger without alerts hashes alike");
+    }
+
+    @Test
     void shouldRefuseAnUnknownVersionAndAnOlderVersionWithTheNewerLayout() throws Exception
     {
         final byte[] original = Files.readAllBytes(file);
-        for (final int version : new int[] {SnapshotFormat.VERSION + 1, SnapshotFormat.VERSION_WITHOUT_COLD_TRANSFERS, 0})
+        for (final int version : new int[] {SnapshotFormat.VERSION + 1, SnapshotFormat.VERSION_WITHOUT_ALERTS,
+            SnapshotFormat.VERSION_WITHOUT_COLD_TRANSFERS, 0})
         {
             Files.write(file, withVersion(original, version, SnapshotFormat.HEADER_LENGTH));
             final SnapshotCorruptException refused = assertThrows(SnapshotCorruptException.class, () -> read(new StateImage()));
@@ -157,6 +217,50 @@ class SnapshotFormatTest
         }
     }
 
+    /**
+     * The version-4 file as version 3 wrote the same state: version 3, 9 sections, no section lengths nor body for the
+     * low-balance thresholds, the header checksum made right again. Only for a ledger without thresholds (a version-3
+     * ledger had none).
+     */
+    private static byte[] asVersionThree(final byte[] file)
+    {
+        final ByteBuffer four = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
+        final int lengthsAt = SnapshotFormat.SECTION_LENGTHS_OFFSET;
+        final long lastSection = four.getLong(lengthsAt + SnapshotFormat.LOW_BALANCE_THRESHOLD_SECTION * Long.BYTES);
+        final int headerThree = SnapshotFormat.HEADER_LENGTH_WITHOUT_ALERTS;
+        final int sectionsThree = file.length - SnapshotFormat.HEADER_LENGTH - (int)lastSection - Integer.BYTES;
+        final ByteBuffer three = ByteBuffer.allocate(headerThree + sectionsThree).order(ByteOrder.LITTLE_ENDIAN);
+        three.put(file, 0, headerThree - Integer.BYTES);
+        three.putInt(SnapshotFormat.VERSION_OFFSET, SnapshotFormat.VERSION_WITHOUT_ALERTS);
+        three.putInt(SnapshotFormat.SECTION_COUNT_OFFSET, SnapshotFormat.SECTION_COUNT_WITHOUT_ALERTS);
+        final CRC32C crc = new CRC32C();
+        crc.update(three.array(), 0, headerThree - Integer.BYTES);
+        three.putInt(headerThree - Integer.BYTES, (int)crc.getValue());
+        three.position(headerThree);
+        three.put(file, SnapshotFormat.HEADER_LENGTH, sectionsThree);
+        return three.array();
+    }
+
+    /** A keyed command of the snapshot tests' tenant 1, sealed with a fingerprint of its index. */
+    private static Command keyed(final CommandType type, final long index, final long accountId, final int currency, final long amount)
+    {
+        final Command c = new Command();
+        c.type = type;
+        c.journalIndex = index;
+        c.timestampNs = Workload.START_NS + index * 1_000_000L;
+        c.tenantId = 1;
+        c.keyHi = index;
+        c.keyLo = index;
+        c.fingerprintHi = index;
+        c.fingerprintLo = index;
+        c.accountId = accountId;
+        c.currency = currency;
+        c.amountMinor = amount;
+        c.subBalances = 1;
+        c.debitsMustNotExceedCredits = accountId != 1;
+        return c;
+    }
+
     /** The file with another format version and its header checksum (before {@code headerLength}) made right again. */
     private static byte[] withVersion(final byte[] file, final int version, final int headerLength)
     {
@@ -189,7 +293,7 @@ class SnapshotFormatTest
     private static LongSection longSection(final StateImage image, final int section)
     {
         final LongSection[] sections = {image.accountRecords(), image.subBalancePairs(), image.keys(), image.references(),
-            image.transfers(), image.transferReferenceLos(), null, image.holds(), image.coldTransfers()};
+            image.transfers(), image.transferReferenceLos(), null, image.holds(), image.coldTransfers(), image.lowBalanceThresholds()};
         return sections[section];
     }
 

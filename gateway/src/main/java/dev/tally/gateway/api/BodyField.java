@@ -21,7 +21,11 @@ enum BodyField
     DEBITS_MUST_NOT_EXCEED_CREDITS("debitsMustNotExceedCredits"),
     OVERDRAFT_LIMIT("overdraftLimit"),
     /** A freeze's scope: true freezes credits as well as debits. */
-    CREDITS("credits");
+    CREDITS("credits"),
+    /** An account's low-balance threshold at its creation, in the account's currency. */
+    LOW_BALANCE_ALERT("lowBalanceAlert"),
+    /** The threshold of {@code PUT /v1/accounts/{id}/low-balance-alert}. */
+    THRESHOLD("threshold");
 
     private static final BodyField[] VALUES = values();
 

@@ -37,6 +37,8 @@ final class BodyFields
     private final CharSlice slice = new CharSlice();
     private final char[] amountText = new char[AMOUNT_TEXT_LENGTH_MAX];
     private final char[] overdraftText = new char[AMOUNT_TEXT_LENGTH_MAX];
+    /** A low-balance threshold's text: {@code lowBalanceAlert} of a creation, or {@code threshold} of a set. */
+    private final char[] thresholdText = new char[AMOUNT_TEXT_LENGTH_MAX];
     private final byte[] reference = new byte[LedgerLimits.REFERENCE_LENGTH_MAX];
     private final Metadata metadataRules = new Metadata();
     private final byte[] metadata = new byte[LedgerLimits.METADATA_LENGTH_MAX];
@@ -53,6 +55,7 @@ final class BodyFields
     private boolean credits;
     private int amountTextLength;
     private int overdraftTextLength;
+    private int thresholdTextLength;
     private int referenceLength;
     private int metadataLength;
 
@@ -76,6 +79,7 @@ final class BodyFields
         credits = false;
         amountTextLength = 0;
         overdraftTextLength = 0;
+        thresholdTextLength = 0;
         referenceLength = 0;
         metadataLength = 0;
         return this;
@@ -169,11 +173,18 @@ final class BodyFields
                 break;
             case UNFREEZE:
             case CLOSE:
+            case REMOVE_LOW_BALANCE_ALERT:
                 c.accountId = accountId;
                 break;
             case ACCOUNT_METADATA:
                 c.accountId = accountId;
                 c.metadata(metadata, metadataLength);
+                break;
+            case SET_LOW_BALANCE_ALERT:
+                c.accountId = accountId;
+                // Without a currency the gateway does not know the account's minor digits: thousandths, as a capture's.
+                c.amountMinor = positiveThreshold(BodyField.THRESHOLD, currency == 0 ? Command.AMOUNT_THOUSANDTHS_DIGITS :
+                    CurrencyCode.minorDigits(currency), operationIndex);
                 break;
             default:
                 throw new IllegalArgumentException("no body rules for " + operation);
@@ -201,6 +212,9 @@ final class BodyFields
         c.subBalances = subBalances;
         c.debitsMustNotExceedCredits = debitsMustNotExceedCredits;
         c.metadata(metadata, metadataLength);
+        // The threshold travels in amountMinor, which a creation does not use otherwise: 0 is none.
+        c.amountMinor = has(BodyField.LOW_BALANCE_ALERT) ?
+            positiveThreshold(BodyField.LOW_BALANCE_ALERT, CurrencyCode.minorDigits(currency), operationIndex) : 0;
         if (!has(BodyField.OVERDRAFT_LIMIT))
         {
             c.overdraftLimitMinor = 0;
@@ -230,6 +244,17 @@ final class BodyFields
         {
             throw reject(ProblemType.INVALID_AMOUNT, operationIndex, BodyField.AMOUNT,
                 minor == 0 ? "must be greater than zero" : Money.describe(minor));
+        }
+        return minor;
+    }
+
+    /** @return the low-balance threshold {@code field} gave, in units of {@code digits} decimals: greater than zero. */
+    private long positiveThreshold(final BodyField field, final int digits, final int operationIndex)
+    {
+        final long minor = Money.parseMinor(thresholdText, 0, thresholdTextLength, digits);
+        if (minor <= 0)
+        {
+            throw reject(ProblemType.INVALID_AMOUNT, operationIndex, field, minor == 0 ? "must be greater than zero" : Money.describe(minor));
         }
         return minor;
     }
@@ -271,6 +296,10 @@ final class BodyFields
             case CURRENCY: currency = currency(token, parser, operationIndex, field); break;
             case AMOUNT: amountTextLength = amountText(token, parser, operationIndex, field, amountText); break;
             case OVERDRAFT_LIMIT: overdraftTextLength = amountText(token, parser, operationIndex, field, overdraftText); break;
+            case LOW_BALANCE_ALERT:
+            case THRESHOLD:
+                thresholdTextLength = amountText(token, parser, operationIndex, field, thresholdText);
+                break;
             case REFERENCE: referenceLength = reference(token, parser, operationIndex, field); break;
             case METADATA: metadataLength = metadata(parser, operationIndex, field); break;
             default: throw new IllegalStateException("unhandled body field " + field);

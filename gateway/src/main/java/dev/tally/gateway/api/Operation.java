@@ -14,10 +14,12 @@ import static dev.tally.gateway.api.BodyField.DEBITS_MUST_NOT_EXCEED_CREDITS;
 import static dev.tally.gateway.api.BodyField.DEBIT_ACCOUNT_ID;
 import static dev.tally.gateway.api.BodyField.EXPIRES_IN_MS;
 import static dev.tally.gateway.api.BodyField.ID;
+import static dev.tally.gateway.api.BodyField.LOW_BALANCE_ALERT;
 import static dev.tally.gateway.api.BodyField.METADATA;
 import static dev.tally.gateway.api.BodyField.OVERDRAFT_LIMIT;
 import static dev.tally.gateway.api.BodyField.REFERENCE;
 import static dev.tally.gateway.api.BodyField.SUB_BALANCES;
+import static dev.tally.gateway.api.BodyField.THRESHOLD;
 import static dev.tally.gateway.api.BodyField.mask;
 
 /**
@@ -29,7 +31,8 @@ import static dev.tally.gateway.api.BodyField.mask;
 enum Operation
 {
     ACCOUNT("account", CommandType.CREATE_ACCOUNT, true,
-        mask(ID, CURRENCY, SUB_BALANCES, DEBITS_MUST_NOT_EXCEED_CREDITS, OVERDRAFT_LIMIT, METADATA), mask(ID, CURRENCY), -1, null),
+        mask(ID, CURRENCY, SUB_BALANCES, DEBITS_MUST_NOT_EXCEED_CREDITS, OVERDRAFT_LIMIT, METADATA, LOW_BALANCE_ALERT), mask(ID, CURRENCY),
+        -1, null),
     TRANSFER("transfer", CommandType.TRANSFER, true,
         mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY, REFERENCE, METADATA), mask(DEBIT_ACCOUNT_ID, CREDIT_ACCOUNT_ID, AMOUNT, CURRENCY),
         -1, null),
@@ -47,6 +50,14 @@ enum Operation
     FREEZE("freeze", CommandType.FREEZE_ACCOUNT, false, mask(ACCOUNT_ID, CREDITS), mask(ACCOUNT_ID), -1, null),
     UNFREEZE("unfreeze", CommandType.UNFREEZE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null),
     CLOSE("close", CommandType.CLOSE_ACCOUNT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID), -1, null),
+    /**
+     * An account's low-balance threshold: set or changed ({@code PUT}, an optional {@code currency} as a capture's), or
+     * removed ({@code DELETE}, no body). One command type for both; the removal journals threshold 0.
+     */
+    SET_LOW_BALANCE_ALERT("setLowBalanceAlert", CommandType.SET_LOW_BALANCE_ALERT, true, mask(ACCOUNT_ID, THRESHOLD, CURRENCY),
+        mask(ACCOUNT_ID, THRESHOLD), -1, null),
+    REMOVE_LOW_BALANCE_ALERT("removeLowBalanceAlert", CommandType.SET_LOW_BALANCE_ALERT, false, mask(ACCOUNT_ID), mask(ACCOUNT_ID),
+        -1, null),
     /** Replaces an account's metadata ({@code {}} removes it); the account is in the path, or {@code accountId} in a batch. */
     ACCOUNT_METADATA("metadata", CommandType.UPDATE_ACCOUNT_METADATA, true, mask(ACCOUNT_ID, METADATA), mask(ACCOUNT_ID, METADATA), -1, null);
 
@@ -117,7 +128,8 @@ enum Operation
     /** @return true when a single request names the account in its path ({@code /v1/accounts/{id}/freeze}, {@code .../metadata}). */
     boolean accountInPath()
     {
-        return this == FREEZE || this == UNFREEZE || this == CLOSE || this == ACCOUNT_METADATA;
+        return this == FREEZE || this == UNFREEZE || this == CLOSE || this == ACCOUNT_METADATA || this == SET_LOW_BALANCE_ALERT ||
+            this == REMOVE_LOW_BALANCE_ALERT;
     }
 
     /** @return the {@link Uuid7} kind of the target id. */
@@ -147,6 +159,8 @@ enum Operation
             case UNFREEZE_ACCOUNT: return UNFREEZE;
             case CLOSE_ACCOUNT: return CLOSE;
             case UPDATE_ACCOUNT_METADATA: return ACCOUNT_METADATA;
+            case SET_LOW_BALANCE_ALERT: return SET_LOW_BALANCE_ALERT;
+            case REMOVE_LOW_BALANCE_ALERT: return REMOVE_LOW_BALANCE_ALERT;
             default: return null;
         }
     }

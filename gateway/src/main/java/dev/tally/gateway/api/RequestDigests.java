@@ -20,6 +20,8 @@ import java.security.NoSuchAlgorithmException;
  * canonical payload, by operation (fixed order and width, values already normalized):
  *   account   accountId:8 currency:4 subBalances:4 debitsMustNotExceedCredits:1 overdraftLimitMinor:8
  *             [metadataLength:4 canonical metadata bytes]   (only when there is metadata, as for a transfer)
+ *             [lowBalanceAlertMinor:8]   (only with a threshold: an account without one keeps the fingerprint it had
+ *             before thresholds existed)
  *   transfer  debitAccountId:8 creditAccountId:8 amountMinor:8 currency:4 referenceLength:4 reference bytes
  *             [metadataLength:4 canonical metadata bytes]   (only when there is metadata: a transfer without
  *             any keeps the fingerprint it had before metadata existed)
@@ -31,6 +33,8 @@ import java.security.NoSuchAlgorithmException;
  *   unfreeze  accountId:8
  *   close     accountId:8
  *   metadata  accountId:8 metadataLength:4 canonical metadata bytes   (length 0: {} removes the metadata)
+ *   setLowBalanceAlert     accountId:8 thresholdMinor:8 currency:4   (threshold in thousandths when currency is 0)
+ *   removeLowBalanceAlert  accountId:8
  * </pre>
  * The fingerprint is over values, not text, so JSON member order, whitespace, {@code "10.5"} versus
  * {@code 10.50}, and an omitted default versus the default written out, all give the same fingerprint.
@@ -104,6 +108,10 @@ final class RequestDigests
                 scratch.putLong(c.accountId).putInt(c.currency).putInt(c.subBalances)
                     .put((byte)(c.debitsMustNotExceedCredits ? 1 : 0)).putLong(c.overdraftLimitMinor);
                 optionalMetadata(c);
+                if (c.amountMinor > 0)
+                {
+                    scratch.putLong(c.amountMinor);
+                }
                 break;
             case TRANSFER:
                 scratch.putLong(c.debitAccountId).putLong(c.creditAccountId).putLong(c.amountMinor).putInt(c.currency)
@@ -131,7 +139,11 @@ final class RequestDigests
                 break;
             case UNFREEZE:
             case CLOSE:
+            case REMOVE_LOW_BALANCE_ALERT:
                 scratch.putLong(c.accountId);
+                break;
+            case SET_LOW_BALANCE_ALERT:
+                scratch.putLong(c.accountId).putLong(c.amountMinor).putInt(c.currency);
                 break;
             default:
                 throw new IllegalArgumentException("no canonical form for " + operation);

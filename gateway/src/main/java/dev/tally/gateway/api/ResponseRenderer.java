@@ -5,6 +5,7 @@ import dev.tally.gateway.api.problem.Problem;
 import dev.tally.gateway.api.problem.ProblemType;
 
 import dev.tally.ledger.account.Accounts;
+import dev.tally.ledger.account.LowBalanceAlert;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
 import dev.tally.ledger.currency.CurrencyCode;
@@ -35,8 +36,8 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>Successful mutating bodies, by command type (all 201):
  * <pre>
- * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","posted","held","available",
- *                    "subBalanceDetail",["metadata"],"createdAt"}
+ * CREATE_ACCOUNT    {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit",["lowBalanceAlert"],"posted","held",
+ *                    "available","subBalanceDetail",["metadata"],"createdAt"}
  * TRANSFER          {"id","kind":"transfer","debitAccountId","creditAccountId","amount","currency",["reference"],["metadata"],"createdAt"}
  * REVERSE_TRANSFER  {"id","kind":"reversal","reversedTransferId","debitAccountId","creditAccountId","amount","currency","createdAt"}
  * CREATE_HOLD       {"id","accountId","amount","currency","expiresAt","createdAt"}
@@ -46,7 +47,10 @@ import io.netty.buffer.ByteBuf;
  *                   {"id","status","creditsFrozen","frozenAt"|"unfrozenAt"|"closedAt"}
  * UPDATE_ACCOUNT_METADATA (200, as the lifecycle's)
  *                   {"id","metadata","updatedAt"}   ({@code "metadata":{}} when the update removed it)
+ * SET_LOW_BALANCE_ALERT (200 too) {"id","lowBalanceAlert":{"threshold","state"} or null when removed,"changedAt"}
  * </pre>
+ * {@code lowBalanceAlert} of a creation, only when it set one, is the threshold and the state it starts in
+ * ({@code waiting}: a new account is at zero); a set's is the state the threshold started in, from the stored result.
  * The lifecycle replies describe the status the command asked for, not the account as it stands now, so that a replay
  * renders the same bytes whatever came after.
  *
@@ -62,6 +66,7 @@ public final class ResponseRenderer
     private static final int RETRY_AFTER_SECONDS = 1;
     /** The metadata an update without any leaves: none, shown as the empty object the request sent. */
     private static final byte[] NO_METADATA = {'{', '}'};
+    private static final byte[] JSON_NULL = {'n', 'u', 'l', 'l'};
 
     private final JsonOut json = new JsonOut();
     private final RenderedResponse response = new RenderedResponse();
@@ -130,11 +135,12 @@ public final class ResponseRenderer
     /**
      * Renders {@code GET /v1/accounts/{id}}: 200 with balances in total and per sub-balance, or 404.
      * <pre>
-     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen",["metadata"],"posted",
+     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen",["lowBalanceAlert"],["metadata"],"posted",
      *  "held","available","subBalanceDetail":[{"index","posted","held","available"}...]}
      * </pre>
      * {@code status} is {@code active}, {@code frozen} (debits refused; credits too when {@code creditsFrozen}) or
-     * {@code closed}.
+     * {@code closed}. An account with a low-balance threshold has {@code "lowBalanceAlert":{"threshold","state"}} after
+     * {@code creditsFrozen}; one without has no such member.
      *
      * @param metadata the account's canonical metadata, which memory does not keep (the read model's); null for none.
      */
@@ -155,6 +161,10 @@ public final class ResponseRenderer
         json.name("overdraftLimit").money(view.overdraftLimitMinor, digits);
         json.field("status", statusName(view.status))
             .field("creditsFrozen", (view.status & Accounts.Status.CREDITS_FROZEN) != 0);
+        if (view.lowBalanceAlertState != LowBalanceAlert.NONE)
+        {
+            writeLowBalanceAlert(view.lowBalanceThresholdMinor, view.lowBalanceAlertState, digits);
+        }
         if (metadata != null && metadata.length > 0)
         {
             json.name("metadata").raw(metadata, metadata.length);
@@ -289,23 +299,25 @@ public final class ResponseRenderer
     }
 
     /**
-     * @return the problem type of a rejection: its code's, but for a lifecycle command, whose account is the resource its
-     * path names, an unknown account (or another tenant's) is {@code not-found} (404), as a read of it is.
+     * @return the problem type of a rejection: its code's, but for a command on an existing account (the lifecycle, a
+     * low-balance alert), whose account is the resource its path names, an unknown account (or another tenant's) is
+     * {@code not-found} (404), as a read of it is.
      */
     private static ProblemType problemOf(final CommandType type, final ResultCode code)
     {
-        return code == ResultCode.ACCOUNT_NOT_FOUND && isLifecycle(type) ? ProblemType.NOT_FOUND : ProblemType.of(code);
+        return code == ResultCode.ACCOUNT_NOT_FOUND && changesAnAccount(type) ? ProblemType.NOT_FOUND : ProblemType.of(code);
     }
 
     private static int successStatus(final CommandType type)
     {
-        return isLifecycle(type) || type == CommandType.UPDATE_ACCOUNT_METADATA ? STATUS_OK : STATUS_CREATED;
+        return changesAnAccount(type) || type == CommandType.UPDATE_ACCOUNT_METADATA ? STATUS_OK : STATUS_CREATED;
     }
 
-    private static boolean isLifecycle(final CommandType type)
+    /** @return true for the commands that change an existing account and create nothing: answered 200, not 201. */
+    private static boolean changesAnAccount(final CommandType type)
     {
         return type == CommandType.FREEZE_ACCOUNT || type == CommandType.FREEZE_ACCOUNT_ALL || type == CommandType.UNFREEZE_ACCOUNT ||
-            type == CommandType.CLOSE_ACCOUNT;
+            type == CommandType.CLOSE_ACCOUNT || type == CommandType.SET_LOW_BALANCE_ALERT;
     }
 
     private static String statusName(final int status)
@@ -342,6 +354,11 @@ public final class ResponseRenderer
                 json.field("id", r.accountA).name("currency").currency(currency).field("subBalances", c.subBalances)
                     .field("debitsMustNotExceedCredits", c.debitsMustNotExceedCredits);
                 json.name("overdraftLimit").money(c.overdraftLimitMinor, digits);
+                if (c.amountMinor > 0)
+                {
+                    // only with a threshold: a creation without one renders the bytes it did before thresholds existed
+                    writeLowBalanceAlert(c.amountMinor, LowBalanceAlert.WAITING, digits);
+                }
                 writeNewAccountBalances(c.subBalances, digits);
                 echoMetadata(c);
                 json.name("createdAt").time(createdMs);
@@ -409,6 +426,18 @@ public final class ResponseRenderer
                 }
                 json.name("updatedAt").time(createdMs);
                 break;
+            case SET_LOW_BALANCE_ALERT:
+                json.field("id", r.accountA);
+                if (r.extra == LowBalanceAlert.NONE)
+                {
+                    json.name("lowBalanceAlert").raw(JSON_NULL, JSON_NULL.length);
+                }
+                else
+                {
+                    writeLowBalanceAlert(r.amountMinor, (int)r.extra, digits);
+                }
+                json.name("changedAt").time(createdMs);
+                break;
             default:
                 throw new IllegalArgumentException("no reply for command type " + c.type);
         }
@@ -422,6 +451,13 @@ public final class ResponseRenderer
         {
             json.name("metadata").raw(c.metadata.array(), c.metadataLength);
         }
+    }
+
+    private void writeLowBalanceAlert(final long thresholdMinor, final int state, final int digits)
+    {
+        json.name("lowBalanceAlert").beginObject();
+        json.name("threshold").money(thresholdMinor, digits);
+        json.field("state", LowBalanceAlert.name(state)).endObject();
     }
 
     private void writeLifecycle(final Result r, final String status, final boolean creditsFrozen, final String at, final long atMs)
@@ -531,6 +567,7 @@ public final class ResponseRenderer
             case UNFREEZE_ACCOUNT:
             case CLOSE_ACCOUNT:
             case UPDATE_ACCOUNT_METADATA:
+            case SET_LOW_BALANCE_ALERT:
                 return r.accountA;
             case CAPTURE_HOLD:
                 return type == ProblemType.ACCOUNT_NOT_FOUND || c.currency == 0 || c.currency == r.currency ? r.accountB : 0;
@@ -557,6 +594,10 @@ public final class ResponseRenderer
         if (type == ProblemType.ACCOUNT_NOT_FOUND || type == ProblemType.NOT_FOUND)
         {
             return "account " + accountId + " does not exist";
+        }
+        if (c.type == CommandType.SET_LOW_BALANCE_ALERT)
+        {
+            return "account " + accountId + " is in " + CurrencyCode.unpack(r.currency) + ": a threshold is in the account's currency";
         }
         return "account " + accountId + " is not in " + CurrencyCode.unpack(r.currency) +
             (c.type == CommandType.CAPTURE_HOLD ? ", the currency of the hold" : ", the currency of the hold asked for");

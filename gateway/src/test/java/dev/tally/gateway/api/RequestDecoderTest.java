@@ -87,6 +87,46 @@ class RequestDecoderTest
     }
 
     @Test
+    void shouldKeepTheFingerprintOfAnAccountWithoutAThresholdAndAddTheThresholdWhenThereIsOne()
+    {
+        assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":42,\"currency\":\"TRY\"}"));
+        assertEquals(0, command.amountMinor);
+        final byte[] canonical = java.nio.ByteBuffer.allocate(25).putLong(42).putInt(TRY).putInt(1).put((byte)1).putLong(0).array();
+        final long[] before = sha256x128(ascii("account"), new byte[] {0}, canonical);
+        assertEquals(before[0], command.fingerprintHi, "the fingerprint it had before thresholds existed");
+        assertEquals(before[1], command.fingerprintLo);
+
+        assertNull(decode(Route.CREATE_ACCOUNT, "k", null, "{\"id\":42,\"currency\":\"TRY\",\"lowBalanceAlert\":\"50.5\"}"));
+        assertEquals(5_050, command.amountMinor, "the threshold travels in amountMinor, in the account's minor units");
+        final long[] with = sha256x128(ascii("account"), new byte[] {0}, canonical, longBytes(5_050));
+        assertEquals(with[0], command.fingerprintHi);
+        assertEquals(with[1], command.fingerprintLo);
+    }
+
+    @Test
+    void shouldFillALowBalanceAlertFromThePathWithOrWithoutACurrency()
+    {
+        assertNull(decode(Route.SET_LOW_BALANCE_ALERT, "k", "42", "{\"threshold\":\"7.25\",\"currency\":\"TRY\"}"));
+        assertEquals(CommandType.SET_LOW_BALANCE_ALERT, command.type);
+        assertEquals(42, command.accountId);
+        assertEquals(725, command.amountMinor);
+        assertEquals(TRY, command.currency);
+        final long[] withCurrency = new long[] {command.fingerprintHi, command.fingerprintLo};
+
+        assertNull(decode(Route.SET_LOW_BALANCE_ALERT, "k", "42", "{\"threshold\":\"7.25\"}"));
+        assertEquals(7_250, command.amountMinor, "thousandths, for the ledger to convert");
+        assertEquals(0, command.currency);
+        assertFalse(Arrays.equals(withCurrency, new long[] {command.fingerprintHi, command.fingerprintLo}));
+
+        assertNull(decode(Route.REMOVE_LOW_BALANCE_ALERT, "k", "42", ""));
+        assertEquals(CommandType.SET_LOW_BALANCE_ALERT, command.type, "a removal is the same command with no threshold");
+        assertEquals(42, command.accountId);
+        assertEquals(0, command.amountMinor);
+        assertArrayEquals(fingerprint(Route.REMOVE_LOW_BALANCE_ALERT, "42", ""), fingerprint(Route.REMOVE_LOW_BALANCE_ALERT, "42", "{}"));
+        assertDifferent(fingerprint(Route.REMOVE_LOW_BALANCE_ALERT, "42", ""), Route.REMOVE_LOW_BALANCE_ALERT, "43", "");
+    }
+
+    @Test
     void shouldLeaveTheReferenceDigestZeroWhenThereIsNoReference()
     {
         assertNull(decode(Route.CREATE_TRANSFER, "k", null, "{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":5,\"currency\":\"JPY\"}"));

@@ -63,6 +63,40 @@ class ResponseRendererTest
     }
 
     @Test
+    void shouldRenderALowBalanceAlertAtCreationOnItsSetAndRemovalAndOnARead()
+    {
+        final Reply created = ledger.submit(Route.CREATE_ACCOUNT, "a3", null, "{\"id\":3,\"currency\":\"TRY\",\"lowBalanceAlert\":\"50\"}");
+        assertEquals(201, created.status());
+        assertTrue(created.body().contains("\"overdraftLimit\":\"0.00\",\"lowBalanceAlert\":{\"threshold\":\"50.00\",\"state\":\"waiting\"}," +
+            "\"posted\":\"0.00\""), created.body());
+
+        ledger.submit(Route.CREATE_TRANSFER, "t1", null, TRANSFER);
+        final Reply set = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s1", "2", "{\"threshold\":\"250.5\"}");
+        assertEquals(200, set.status());
+        assertTrue(set.body().startsWith("{\"id\":2,\"lowBalanceAlert\":{\"threshold\":\"250.50\",\"state\":\"armed\"},\"changedAt\":\""),
+            set.body());
+        assertValidJson(set.body());
+        final AccountView view = ledger.ledger().readAccount(2, TENANT, new AccountView());
+        final ByteBuf body = Unpooled.buffer();
+        renderer.renderAccount(view, body);
+        assertTrue(body.toString(StandardCharsets.UTF_8).contains("\"creditsFrozen\":false,\"lowBalanceAlert\":{\"threshold\":\"250.50\"," +
+            "\"state\":\"armed\"},\"posted\""), body.toString(StandardCharsets.UTF_8));
+        body.release();
+
+        final Reply removed = ledger.submit(Route.REMOVE_LOW_BALANCE_ALERT, "r1", "2", "");
+        assertEquals(200, removed.status());
+        assertTrue(removed.body().startsWith("{\"id\":2,\"lowBalanceAlert\":null,\"changedAt\":\""), removed.body());
+        assertValidJson(removed.body());
+
+        final Reply unknown = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s2", "9", "{\"threshold\":\"1\"}");
+        assertEquals(404, unknown.status());
+        assertTrue(unknown.body().contains("\"accountId\":9"), unknown.body());
+        final Reply mismatch = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s3", "2", "{\"threshold\":\"1\",\"currency\":\"USD\"}");
+        assertEquals(422, mismatch.status());
+        assertTrue(mismatch.body().contains("account 2 is in TRY") && mismatch.body().contains("\"accountId\":2"), mismatch.body());
+    }
+
+    @Test
     void shouldRenderAHotAccountWithItsSubBalancesInTheSpecsOutShape()
     {
         final Reply reply = ledger.submit(Route.CREATE_ACCOUNT, "a4", null, "{\"id\":4,\"currency\":\"TRY\",\"subBalances\":3}");

@@ -37,6 +37,7 @@ import dev.tally.ledger.table.Digest128Index;
  *   4 OVERDRAFT  overdraft limit, minor units
  *   5 SHAPE      currency (bits 0-31) | sub-balance count (bits 32-39) | constrained (bit 40)
  *                | lifecycle status (bits 41-43: debits frozen, credits frozen, closed; 0 = active)
+ *                | low-balance alert (bits 44-45: 0 none, else {@link LowBalanceAlert}'s state; threshold beside the cells)
  *                | has metadata (bit 46: the metadata itself is not kept, see {@link #hasMetadata})
  *   6 SUB_BASE   global slot of sub-balance 0; sub-balance i is global slot SUB_BASE + i
  *   7 TOUCHED    bit i: sub-balance i changed in the current command (cleared at the next one)
@@ -48,7 +49,8 @@ import dev.tally.ledger.table.Digest128Index;
  * read methods see them.
  *
  * <p>Memory: 64 bytes per account record + 16 bytes per sub-balance pair + 4 bytes per sub-balance owner
- * + 4-5 bytes per sub-balance of touched list + 16 bytes of (tenant, id) index per account.
+ * + 4-5 bytes per sub-balance of touched list + 16 bytes of (tenant, id) index per account + 8 bytes of low-balance
+ * threshold per account (read only for an account whose alert bits say it has one).
  */
 public final class Accounts
 {
@@ -75,6 +77,8 @@ public final class Accounts
     private static final long CONSTRAINED_BIT = 1L << 40;
     private static final int STATUS_SHIFT = 41;
     private static final long STATUS_MASK = (long)Status.ALL << STATUS_SHIFT;
+    private static final int ALERT_SHIFT = 44;
+    private static final long ALERT_MASK = (long)LowBalanceAlert.STATE_MASK << ALERT_SHIFT;
     private static final int METADATA_SHIFT = 46;
     private static final long METADATA_BIT = 1L << METADATA_SHIFT;
 
@@ -90,6 +94,8 @@ public final class Accounts
     /** Changed sub-balances, each once, as (account slot, sub-balance index); sized for every sub-balance. */
     private final int[] touchedSlots;
     private final byte[] touchedSubs;
+    /** Low-balance threshold of every account slot, minor units; meaningful only while the slot's alert bits are not 0. */
+    private final long[] alertThresholds;
     private final UndoLog undo;
     private int touchedCount;
     private int accountCount;
@@ -112,6 +118,7 @@ public final class Accounts
         subOwners = new int[subBalancesMax];
         touchedSlots = new int[subBalancesMax];
         touchedSubs = new byte[subBalancesMax];
+        alertThresholds = new long[accountsMax];
     }
 
     /**
@@ -158,6 +165,7 @@ public final class Accounts
             (debitsMustNotExceedCredits ? CONSTRAINED_BIT : 0);
         cells[record + SUB_BASE] = base;
         cells[record + TOUCHED] = 0;
+        alertThresholds[slot] = 0;
         for (int i = 0; i < subBalances; i++)
         {
             cells[pairsBase + 2 * (base + i)] = 0;
@@ -546,7 +554,7 @@ public final class Accounts
     /** Folds every account and sub-balance, in creation order, into the digest. */
     public void digest(final StateDigest digest)
     {
-        digest(cells, RECORD_BASE, cells, pairsBase, accountCount, subBalanceCount, digest);
+        digest(cells, RECORD_BASE, cells, pairsBase, alertThresholds, accountCount, subBalanceCount, digest);
     }
 
     /** Folds an image's accounts exactly as {@link #digest} folds the table they were copied from. */
@@ -554,13 +562,17 @@ public final class Accounts
     {
         final LongSection records = image.accountRecords();
         final LongSection pairs = image.subBalancePairs();
-        digest(records.values(), 0, pairs.values(), 0, records.length() / RECORD_LONGS, pairs.length() / 2, digest);
+        digest(records.values(), 0, pairs.values(), 0, image.lowBalanceThresholds().values(), records.length() / RECORD_LONGS,
+            pairs.length() / 2, digest);
     }
 
-    /** Records start at {@code records[recordBase]}, pairs at {@code pairs[pairsBase]}: the table's layout or the image's. */
+    /**
+     * Records start at {@code records[recordBase]}, pairs at {@code pairs[pairsBase]}: the table's layout or the image's;
+     * {@code thresholds[slot]} is read only for an account with a low-balance alert.
+     */
     private static void digest(
-        final long[] cells, final int recordBase, final long[] pairs, final int pairsBase, final int accountCount,
-        final int subBalanceCount, final StateDigest digest)
+        final long[] cells, final int recordBase, final long[] pairs, final int pairsBase, final long[] thresholds,
+        final int accountCount, final int subBalanceCount, final StateDigest digest)
     {
         digest.add(accountCount).add(subBalanceCount);
         for (int slot = 0; slot < accountCount; slot++)
@@ -570,11 +582,17 @@ public final class Accounts
             final int count = countOf(shape);
             // The status shares the constrained flag's word: 0 while active, so a ledger that never froze or closed an
             // account hashes as it did before accounts had a status.
-            // The has-metadata bit joins them there, 0 for an account without metadata, for the same reason.
+            // The has-metadata bit and the low-balance alert state join them, each 0 for an account without one, for the same
+            // reason; the alert's threshold is folded only while the account has one.
             final int status = (int)((shape & STATUS_MASK) >>> STATUS_SHIFT);
+            final int alert = (int)((shape & ALERT_MASK) >>> ALERT_SHIFT);
             final int metadata = (int)((shape & METADATA_BIT) >>> METADATA_SHIFT);
             digest.add(cells[record + ID]).add(cells[record + TENANT]).add((int)shape).add(count)
-                .add(((shape & CONSTRAINED_BIT) != 0 ? 1 : 0) | status << 1 | metadata << 6).add(cells[record + OVERDRAFT]);
+                .add(((shape & CONSTRAINED_BIT) != 0 ? 1 : 0) | status << 1 | alert << 4 | metadata << 6).add(cells[record + OVERDRAFT]);
+            if (alert != 0)
+            {
+                digest.add(thresholds[slot]);
+            }
             digest.add(cells[record + POSTED]).add(cells[record + HELD]);
             for (int i = 1; i < count; i++)
             {
@@ -593,6 +611,7 @@ public final class Accounts
     {
         image.accountRecords().reserve(accountCount * RECORD_LONGS);
         image.subBalancePairs().reserve(2 * subBalanceCount);
+        image.lowBalanceThresholds().reserve(accountCount);
     }
 
     /** Copies every account record and sub-balance pair into the image: two array copies. */
@@ -602,6 +621,7 @@ public final class Accounts
         System.arraycopy(cells, RECORD_BASE, image.accountRecords().resize(recordLongs), 0, recordLongs);
         final int pairLongs = 2 * subBalanceCount;
         System.arraycopy(cells, pairsBase, image.subBalancePairs().resize(pairLongs), 0, pairLongs);
+        System.arraycopy(alertThresholds, 0, image.lowBalanceThresholds().resize(accountCount), 0, accountCount);
     }
 
     /**
@@ -625,8 +645,16 @@ public final class Accounts
             throw new IllegalArgumentException("account image (" + records.length() + " record longs, " + pairs.length() +
                 " pair longs) does not fit " + accountsMax + " accounts and " + subBalancesMax + " sub-balances");
         }
+        final LongSection thresholds = image.lowBalanceThresholds();
+        if (thresholds.length() != 0 && thresholds.length() != accounts)
+        {
+            throw new IllegalArgumentException("account image: " + thresholds.length() + " low-balance thresholds for " + accounts +
+                " accounts");
+        }
         System.arraycopy(records.values(), 0, cells, RECORD_BASE, records.length());
         System.arraycopy(pairs.values(), 0, cells, pairsBase, pairs.length());
+        // An image from before low-balance alerts has no thresholds, and no alert bits in its records.
+        System.arraycopy(thresholds.values(), 0, alertThresholds, 0, thresholds.length());
         int nextBase = 0;
         for (int slot = 0; slot < accounts; slot++)
         {
@@ -637,6 +665,10 @@ public final class Accounts
                 throw new IllegalArgumentException("account image: slot " + slot + " has sub-balances out of sequence");
             }
             cells[record + TOUCHED] = 0;
+            if (thresholds.length() == 0 && (cells[record + SHAPE] & ALERT_MASK) != 0)
+            {
+                throw new IllegalArgumentException("account image: slot " + slot + " has a low-balance alert but no threshold");
+            }
             for (int i = 0; i < count; i++)
             {
                 subOwners[nextBase + i] = slot;
@@ -732,6 +764,56 @@ public final class Accounts
     {
         final int record = record(slot);
         cells[record + SHAPE] = (cells[record + SHAPE] & ~METADATA_BIT) | (hasMetadata ? METADATA_BIT : 0);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Low-balance alert: its state in bits of SHAPE (a test of a word the transfer path reads anyway), its threshold in
+    // a side array read only when those bits are not 0.
+    // ---------------------------------------------------------------------------------------------
+
+    /** @return true when the account has a low-balance threshold: one test of the record's SHAPE word. */
+    public boolean hasLowBalanceAlert(final int slot)
+    {
+        return (cells[record(slot) + SHAPE] & ALERT_MASK) != 0;
+    }
+
+    /** @return the account's {@link LowBalanceAlert} state: {@link LowBalanceAlert#NONE} without a threshold. */
+    public int lowBalanceAlertState(final int slot)
+    {
+        return (int)((cells[record(slot) + SHAPE] & ALERT_MASK) >>> ALERT_SHIFT);
+    }
+
+    /** @return the account's low-balance threshold, minor units; 0 without one. */
+    public long lowBalanceThreshold(final int slot)
+    {
+        return alertThresholds[slot];
+    }
+
+    /**
+     * @return true when this is the first sub-balance of the account that the current command changed, in sub-balance
+     * order: so that a walk over the touched list visits each account once.
+     */
+    public boolean isFirstTouched(final int slot, final int subIndex)
+    {
+        return Long.numberOfTrailingZeros(cells[record(slot) + TOUCHED]) == subIndex;
+    }
+
+    /**
+     * Sets the account's alert state and threshold ({@link LowBalanceAlert#NONE} and 0 remove it), keeping the old ones
+     * in the undo log (an atomic batch may roll back).
+     */
+    public void setLowBalanceAlert(final int slot, final int state, final long thresholdMinor)
+    {
+        undo.record(UndoLog.LOW_BALANCE_ALERT, slot, lowBalanceAlertState(slot), alertThresholds[slot]);
+        restoreLowBalanceAlert(slot, state, thresholdMinor);
+    }
+
+    /** Sets the alert state and threshold without an undo record: rollback of {@link #setLowBalanceAlert}. */
+    public void restoreLowBalanceAlert(final int slot, final int state, final long thresholdMinor)
+    {
+        final int record = record(slot);
+        cells[record + SHAPE] = (cells[record + SHAPE] & ~ALERT_MASK) | ((long)(state & LowBalanceAlert.STATE_MASK) << ALERT_SHIFT);
+        alertThresholds[slot] = thresholdMinor;
     }
 
     /** The lifecycle status bits of an account; 0 is active. */

@@ -8,8 +8,8 @@ package dev.tally.ledger.batch;
  * pre-allocated array; an operation that might need more records than are left is refused before it changes
  * anything ({@link #hasRoomFor}), and the ledger then rolls the whole batch back. The ledger's capacity holds
  * a full batch ({@link dev.tally.ledger.LedgerLimits#BATCH_OPERATIONS_MAX} operations) of ordinary ones
- * (about 5 records each), not of the costliest kind (one drawing on all 64 sub-balances of a hot account: 68
- * records), of which it holds 963: see {@code Ledger.UNDO_RECORDS_MAX} and docs/ARCHITECTURE.md ("Batches and
+ * (about 5 records each), not of the costliest kind (one drawing on all 64 sub-balances of a hot account: 70
+ * records, with both accounts' low-balance alerts changing), of which it holds 936: see {@code Ledger.UNDO_RECORDS_MAX} and docs/ARCHITECTURE.md ("Batches and
  * atomicity").
  */
 public final class UndoLog
@@ -38,6 +38,8 @@ public final class UndoLog
     public static final int KEY_FORGOTTEN = 11;
     /** An account's lifecycle status before a freeze, unfreeze or close: (account slot, old status bits). */
     public static final int ACCOUNT_STATUS = 12;
+    /** An account's low-balance alert before a set, removal or crossing: (account slot, old state, old threshold). */
+    public static final int LOW_BALANCE_ALERT = 13;
     /** An account's has-metadata bit before a metadata update: (account slot, 1 when it had metadata). */
     public static final int ACCOUNT_METADATA = 14;
 

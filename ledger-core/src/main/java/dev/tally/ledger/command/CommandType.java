@@ -40,6 +40,12 @@ public enum CommandType
     /** Closes an account whose every sub-balance has zero posted and zero held: from then on nothing moves money on it. */
     CLOSE_ACCOUNT(13),
     /**
+     * Sets, changes or removes an account's low-balance threshold: {@code accountId}, the threshold in {@code amountMinor}
+     * (0 removes it; in thousandths of a major unit when {@code currency} is 0, as a capture's amount may be). A threshold
+     * at creation travels in {@code CREATE_ACCOUNT}'s {@code amountMinor} instead, which it never used before.
+     */
+    SET_LOW_BALANCE_ALERT(14),
+    /**
      * Replaces an account's metadata with the command's (none: removes it). Only the account's has-metadata bit is ledger
      * state; the canonical bytes travel in the journal record (flag bit 4) and on to PostgreSQL with the event.
      */

@@ -15,16 +15,29 @@ public enum EventType
     ACCOUNT_FROZEN(9, "AccountFrozen"),
     ACCOUNT_UNFROZEN(10, "AccountUnfrozen"),
     ACCOUNT_CLOSED(11, "AccountClosed"),
+    /**
+     * A command took an account's available balance (posted - held, over all its sub-balances) below its low-balance
+     * threshold: amount is the available balance after the command, extra the threshold.
+     */
+    ACCOUNT_BALANCE_LOW(12, "AccountBalanceLow"),
+    /** An account whose low-balance alert fired is back at or above its threshold: amount and extra as above. */
+    ACCOUNT_BALANCE_RECOVERED(13, "AccountBalanceRecovered"),
     /** An account's metadata was replaced: the event carries the new metadata (none when it was removed). */
     ACCOUNT_METADATA_UPDATED(14, "AccountMetadataUpdated");
 
     /**
-     * @return true for the events about an account (created, frozen, unfrozen, closed, metadata updated): the aggregate is
-     * the account.
+     * @return true for the events whose aggregate is the account: its lifecycle (created, frozen, unfrozen, closed), its
+     * metadata updates and its low-balance alerts.
      */
     public boolean isAccountEvent()
     {
-        return this == ACCOUNT_CREATED || isStatusChange() || this == ACCOUNT_METADATA_UPDATED;
+        return this == ACCOUNT_CREATED || isStatusChange() || this == ACCOUNT_METADATA_UPDATED || isBalanceAlert();
+    }
+
+    /** @return true for a low-balance alert's events, which change nothing but report a balance. */
+    public boolean isBalanceAlert()
+    {
+        return this == ACCOUNT_BALANCE_LOW || this == ACCOUNT_BALANCE_RECOVERED;
     }
 
     /** @return true for the events that change an account's lifecycle status (frozen, unfrozen, closed). */

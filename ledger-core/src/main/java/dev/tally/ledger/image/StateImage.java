@@ -26,6 +26,8 @@ import dev.tally.ledger.transfer.TransferTable;
  *   transferReferenceText {@value dev.tally.ledger.LedgerLimits#REFERENCE_LENGTH_MAX} bytes per transfer
  *   holds                8 longs per live hold (see {@link HoldTable#IMAGE_STRIDE})
  *   coldTransfers        13 longs per transfer brought back from the cold index (see {@link ColdTransfers})
+ *   lowBalanceThresholds 1 long per account, creation order: its low-balance threshold (0 without one); empty in an
+ *                        image read from a snapshot older than low-balance alerts
  * </pre>
  * Hash indexes, heaps and free lists are not imaged: they are rebuilt on restore from the entries, and
  * nothing a command can observe depends on their layout (lookups answer by digest, the expiry heap
@@ -42,6 +44,7 @@ public final class StateImage
     private final LongSection transfers = new LongSection();
     private final LongSection transferReferenceLos = new LongSection();
     private final LongSection coldTransfers = new LongSection();
+    private final LongSection lowBalanceThresholds = new LongSection();
     private final ByteSection transferReferenceText = new ByteSection();
     private final LongSection holds = new LongSection();
     private final long[] config = new long[CONFIG_VALUES];
@@ -147,6 +150,11 @@ public final class StateImage
     public LongSection coldTransfers()
     {
         return coldTransfers;
+    }
+
+    public LongSection lowBalanceThresholds()
+    {
+        return lowBalanceThresholds;
     }
 
     public ByteSection transferReferenceText()

@@ -24,6 +24,10 @@ public final class AccountView
      * account's metadata as of then (or newer) once its watermark reaches this index.
      */
     public long asOfJournalIndex;
+    /** Low-balance alert state ({@link dev.tally.ledger.account.LowBalanceAlert}): 0 without a threshold. */
+    public int lowBalanceAlertState;
+    /** Low-balance threshold, minor units; 0 without one. */
+    public long lowBalanceThresholdMinor;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -74,6 +78,8 @@ public final class AccountView
         status = other.status;
         hasMetadata = other.hasMetadata;
         asOfJournalIndex = other.asOfJournalIndex;
+        lowBalanceAlertState = other.lowBalanceAlertState;
+        lowBalanceThresholdMinor = other.lowBalanceThresholdMinor;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;

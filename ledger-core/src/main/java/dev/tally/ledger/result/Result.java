@@ -23,6 +23,8 @@ import dev.tally.ledger.command.CommandType;
  * MARK_HOLD_UNKNOWN  held account     -                 amount held        journal index of the hold
  * FREEZE_ACCOUNT(_ALL), UNFREEZE_ACCOUNT, CLOSE_ACCOUNT, UPDATE_ACCOUNT_METADATA
  *                    account          -                 -                  -
+ * SET_LOW_BALANCE_ALERT account       -                 threshold set (0:  its LowBalanceAlert state
+ *                                                       removed), minor
  * DUPLICATE_REFERENCE (any)           -                 -                  journal index of the existing transfer
  * ACCOUNT_FROZEN, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY (any)                   id of the account that refused
  * </pre>

@@ -117,6 +117,14 @@ public class LedgerTransferBenchmark
     @Param({"16"})
     public int hotSubBalances;
 
+    /**
+     * true: every account is created with a low-balance threshold of one minor unit, which the funded accounts never
+     * cross, so that each transfer pays the alerts' evaluation (a sum over the sub-balances of each account it changes,
+     * 16 for the hot one) without emitting events; false: no account has one, so each pays one test of a bit.
+     */
+    @Param({"false"})
+    public boolean lowBalanceAlerts;
+
     private final Command command = new Command();
     private final Command tick = new Command();
     private final Command setup = new Command();
@@ -290,6 +298,7 @@ public class LedgerTransferBenchmark
         c.subBalances = subBalances;
         c.debitsMustNotExceedCredits = constrained;
         c.currency = currency;
+        c.amountMinor = lowBalanceAlerts ? 1 : 0;   // a creation's threshold
         requireOk(ledger.apply(c), "create account", accountId);
     }
 

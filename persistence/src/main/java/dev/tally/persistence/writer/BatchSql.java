@@ -454,7 +454,7 @@ final class BatchSql
             final EventType type = EventType.fromCode(b.eventType[i]);
             if (!type.isStatusChange())
             {
-                continue;
+                continue;   // not a status change
             }
             final Long2LongHashMap accounts = seen.computeIfAbsent(b.eventTenant[i], tenant -> new Long2LongHashMap(NONE));
             if (accounts.put(b.eventSubject[i], i) != NONE)

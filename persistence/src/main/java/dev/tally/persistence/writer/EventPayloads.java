@@ -28,6 +28,8 @@ import org.agrona.collections.Long2LongHashMap;
  * AccountUnfrozen    accountId, currency
  * AccountClosed      accountId, currency
  * AccountMetadataUpdated  accountId, currency, metadata (the account's JSON object of strings now; null: removed)
+ * AccountBalanceLow, AccountBalanceRecovered
+ *                    accountId, currency, available, availableMinor (after the command), threshold, thresholdMinor
  * </pre>
  * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
  * A member with nothing to say is {@code null}, never left out ({@code reference}, {@code metadata}), so a
@@ -62,6 +64,8 @@ final class EventPayloads
             case ACCOUNT_UNFROZEN:
             case ACCOUNT_CLOSED:
             case ACCOUNT_METADATA_UPDATED:
+            case ACCOUNT_BALANCE_LOW:
+            case ACCOUNT_BALANCE_RECOVERED:
                 out.text("account").beginTextField().appendLong(b.eventSubject[i]).endField();
                 break;
             case TRANSFER_POSTED:
@@ -115,6 +119,13 @@ final class EventPayloads
             case ACCOUNT_CLOSED:
                 out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
                 currency(out, b.eventCurrency[i]);
+                break;
+            case ACCOUNT_BALANCE_LOW:
+            case ACCOUNT_BALANCE_RECOVERED:
+                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                currency(out, b.eventCurrency[i]);
+                decimal(out, "available", b.eventAmount[i], b.eventCurrency[i]);
+                decimal(out, "threshold", b.eventExtra[i], b.eventCurrency[i]);
                 break;
             case TRANSFER_REVERSED:
                 out.appendAscii(",\"transferId\":\"").appendUuid(transferHi, transferLo);
@@ -178,6 +189,14 @@ final class EventPayloads
         out.appendAscii(",\"amount\":\"").appendDecimal(b.eventAmount[i], digits).appendAscii("\"");
         out.appendAscii(",\"amountMinor\":").appendLong(b.eventAmount[i]);
         currency(out, b.eventCurrency[i]);
+    }
+
+    /** Writes {@code name} as a decimal string in major units and {@code nameMinor} as the integer. */
+    private static void decimal(final CopyBuffer out, final String name, final long minor, final int currency)
+    {
+        final int digits = Math.max(0, CurrencyCode.minorDigits(currency));
+        out.appendAscii(",\"").appendAscii(name).appendAscii("\":\"").appendDecimal(minor, digits).appendAscii("\"");
+        out.appendAscii(",\"").appendAscii(name).appendAscii("Minor\":").appendLong(minor);
     }
 
     private static void currency(final CopyBuffer out, final int packed)

@@ -56,6 +56,8 @@ class EventPayloadsTest
     static Command expiryTick;
     static Command heldThenUnknown;
     static Command markedUnknown;
+    static Command crossedBelow;
+    static Command crossedBack;
 
     @BeforeAll
     static void runEveryKindOfEventIntoPostgres()
@@ -105,6 +107,12 @@ class EventPayloadsTest
             caughtUp(writer);
             ok(s.markUnknown(resultOf(heldThenUnknown)));
             markedUnknown = last();
+            // Account 2 has 5,000 available (5,100 posted, the unknown hold's 100 held): a threshold of 4,000, crossed both ways.
+            ok(s.lowBalanceAlert(2, 4_000));
+            ok(s.transfer(2, 1, 1_500, null));
+            crossedBelow = last();
+            ok(s.transfer(1, 2, 600, null));
+            crossedBack = last();
             caughtUp(writer);
             assertNull(writer.failure());
         }
@@ -187,7 +195,31 @@ class EventPayloadsTest
             payload("HoldMarkedUnknown", markedUnknown, "hold", holdId(heldThenUnknown).toString()));
     }
 
+    @Test
+    void shouldGiveALowBalanceAlertTheAccountItsAvailableBalanceAndThreshold() throws SQLException
+    {
+        assertEquals(alertEvent(crossedBelow, "AccountBalanceLow", "35.00", 3_500),
+            payload("AccountBalanceLow", crossedBelow, "account", "2"));
+        assertEquals(alertEvent(crossedBack, "AccountBalanceRecovered", "41.00", 4_100),
+            payload("AccountBalanceRecovered", crossedBack, "account", "2"));
+    }
+
     // ---- expected payloads ----
+
+    /** An alert of account 2 (threshold 40.00 USD) after the transfer {@code command}, whose own event takes ordinal 0. */
+    private static Map<String, String> alertEvent(final Command command, final String type, final String available, final long minor)
+    {
+        final Map<String, String> m = common(command, type);
+        m.put("eventId", new UUID(Uuid7.hi(command.timestampNs, Uuid7.KIND_EVENT), Uuid7.lo(command.journalIndex, 1)).toString());
+        m.put("accountId", "2");
+        m.put("currency", "USD");
+        m.put("available", available);
+        m.put("availableMinor", String.valueOf(minor));
+        m.put("threshold", "40.00");
+        m.put("thresholdMinor", "4000");
+        return m;
+    }
+
 
     /** The members every event has, for the event of {@code type} that {@code command} emitted (its first). */
     private static Map<String, String> common(final Command command, final String type)

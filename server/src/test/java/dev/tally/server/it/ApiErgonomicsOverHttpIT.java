@@ -60,7 +60,7 @@ class ApiErgonomicsOverHttpIT extends OneServerPerTest
                 assertEquals(CHALLENGE, reply.header("WWW-Authenticate"), route::toString);
             }
         }
-        assertEquals(19, routes, "every tenant route");
+        assertEquals(21, routes, "every tenant route");
         assertEquals(null, client.get("/health").header("WWW-Authenticate"), "no challenge where no key is needed");
         assertEquals(null, client.account(MISSING).header("WWW-Authenticate"), "nor on an authenticated request's 404");
 

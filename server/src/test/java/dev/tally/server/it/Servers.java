@@ -60,6 +60,13 @@ final class Servers
         return new LedgerPipeline.PipelineConfig(LedgerPipeline.RING_SIZE_DEFAULT, WaitStrategyName.BLOCKING, 60_000);
     }
 
+    /** A server with its embedded PostgreSQL read model under {@code dataDir} and no ticks: the writer and outbox are real. */
+    static TallyServer startWithReadModel(final Path dataDir) throws Exception
+    {
+        return new TallyServer(new ServerConfig("127.0.0.1", 0, dataDir, Durability.ASYNC, apiKeys(), IO_THREADS, LedgerConfig.small(),
+            withoutTicks(), HttpLimits.defaults(), null, true));
+    }
+
     static TallyServer start(final Path dataDir) throws Exception
     {
         return new TallyServer(config(dataDir));

@@ -31,6 +31,10 @@ public enum Route
     CLOSE_ACCOUNT("POST", "/v1/accounts/{id}/close", CommandType.CLOSE_ACCOUNT),
     /** Replaces the account's metadata with the body's {@code metadata} ({@code {}} removes it). */
     UPDATE_ACCOUNT_METADATA("PUT", "/v1/accounts/{id}/metadata", CommandType.UPDATE_ACCOUNT_METADATA),
+    /** Sets or changes the account's low-balance threshold. */
+    SET_LOW_BALANCE_ALERT("PUT", "/v1/accounts/{id}/low-balance-alert", CommandType.SET_LOW_BALANCE_ALERT),
+    /** Removes it: the same command type, with no threshold. */
+    REMOVE_LOW_BALANCE_ALERT("DELETE", "/v1/accounts/{id}/low-balance-alert", CommandType.SET_LOW_BALANCE_ALERT),
     /** Each operation carries its own idempotency key: the request needs no {@code Idempotency-Key} header. */
     BATCH("POST", "/v1/batch", null),
     HEALTH("GET", "/health", null),
@@ -59,7 +63,7 @@ public enum Route
         this.commandType = commandType;
     }
 
-    /** @return the HTTP method, upper case ({@code GET}, {@code POST} or {@code PUT}). */
+    /** @return the HTTP method, upper case ({@code GET}, {@code POST}, {@code PUT} or {@code DELETE}). */
     public String method()
     {
         return method;
@@ -83,7 +87,7 @@ public enum Route
     /** @return true for the tenants' routes that change state (and so go through the journal as the request's command). */
     public boolean isMutating()
     {
-        return ("POST".equals(method) || "PUT".equals(method)) && !isAdmin();
+        return !"GET".equals(method) && !isAdmin();
     }
 
     /** @return true for the operators' routes, authenticated by the admin key instead of a tenant's. */
