@@ -63,6 +63,7 @@ final class LedgerQueries
         out.debitsMustNotExceedCredits = accounts.isConstrained(slot);
         out.overdraftLimitMinor = accounts.overdraftLimit(slot);
         out.status = accounts.status(slot);
+        out.createdNs = accounts.createdNs(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
             out.postedMinor[i] = accounts.subPosted(slot, i);

@@ -514,6 +514,12 @@ class LedgerModelTest
                 {
                     assertEquals(outcome.extra, r.extra, "transfer named by a duplicate reference: " + where);
                 }
+                if ((r.code == ResultCode.ACCOUNT_NOT_FOUND || r.code == ResultCode.CURRENCY_MISMATCH) && c.type == CommandType.TRANSFER &&
+                    !r.replayed)
+                {
+                    assertEquals(outcome.extra, r.extra, "account named by a transfer's rejection: " + where);
+                    features.add("NAMED_" + r.code);
+                }
                 assertFalse(r.code == ResultCode.CAPACITY_EXCEEDED, "tables are sized never to fill: " + where);
                 if (outcome.appliedFinally())
                 {

@@ -17,6 +17,8 @@ public final class AccountView
     public long overdraftLimitMinor;
     /** Lifecycle status bits ({@link dev.tally.ledger.account.Accounts.Status}): 0 while active. */
     public int status;
+    /** Journaled time of the account's creation, epoch nanoseconds; 0 when not known (see {@code Accounts.createdNs}). */
+    public long createdNs;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -65,6 +67,7 @@ public final class AccountView
         debitsMustNotExceedCredits = other.debitsMustNotExceedCredits;
         overdraftLimitMinor = other.overdraftLimitMinor;
         status = other.status;
+        createdNs = other.createdNs;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;
