@@ -27,8 +27,8 @@ class EmbeddedDatabaseTest
         {
             try (Database db = Database.connect(first))
             {
-                assertEquals(8, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay, V4 transfer metadata, V5 indexes, V6 outbox payloads," +
-                    " V7 entry history, V8 account status");
+                assertEquals(9, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay, V4 transfer metadata, V5 indexes, V6 outbox payloads," +
+                    " V7 entry history, V8 account status, V11 outbox ids as strings");
             }
             try (Connection c = DriverManager.getConnection(first.jdbcUrl()); Statement s = c.createStatement())
             {
