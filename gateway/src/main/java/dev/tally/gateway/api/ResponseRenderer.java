@@ -34,9 +34,8 @@ import io.netty.buffer.ByteBuf;
  * digits, as every 64-bit id Tally writes: a JavaScript client reads a JSON number through a double, exact only up to
  * 2^53. Amounts are decimal strings in major units of the result's currency; times are ISO-8601 UTC with milliseconds.
  *
- * <p>A replay renders again from the stored result, with this binary's rendering: the same values, in today's shape.
- * Two retries answered by one binary are byte-identical; a retry answered after an upgrade that changed the rendering
- * (account ids were JSON numbers before) carries the same values in the new shape.
+ * <p>A replay renders again from the stored result, with this binary's rendering: two retries answered by one binary are
+ * byte-identical, and a binary that renders otherwise answers a key stored by another with the same values in its own shape.
  *
  * <p>Successful mutating bodies, by command type (all 201):
  * <pre>
