@@ -143,6 +143,7 @@ final class Layout1Reader
         command.subBalances = buffer.getInt(offset + SUB_BALANCES_OFFSET, BYTE_ORDER);
         command.coldWatermark = 0;   // layout 1 predates the cold index
         CommandRecordTail.read(buffer, offset + FLAGS_OFFSET, metadataLength, command);
+        command.rejectionNamesAccount = false;   // written before the rule (Layout2Codec.NAMES_REJECTED_ACCOUNT)
         return DecodeStatus.OK;
     }
 }

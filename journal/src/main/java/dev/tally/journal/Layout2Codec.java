@@ -29,7 +29,8 @@ import org.agrona.MutableDirectBuffer;
  *      1    1  record type                u8   {@link CommandType#code()}
  *      2    2  record length              u16
  *      4    4  present                    u32  bit i set: field i below is in the record; bits 21..25 and 27: the field
- *                                              is as in the record before, in the same document (see above); 28..31 clear
+ *                                              is as in the record before, in the same document (see above); bit 31:
+ *                                              {@link #NAMES_REJECTED_ACCOUNT}; 28..30 clear
  *      8       fields                          each present field, in the order of this list, at its size:
  *                                              0 batchSize i32, 1 journalIndex i64, 2 timestampNs i64, 3 tenantId i64,
  *                                              4 keyHi i64, 5 keyLo i64, 6 fingerprintHi i64, 7 fingerprintLo i64,
@@ -99,6 +100,12 @@ final class Layout2Codec
     static final int SAME_COLD_WATERMARK = 1 << 27;
     static final int AS_BEFORE_BITS =
         SEQUEL_JOURNAL_INDEX | SAME_TIMESTAMP_NS | SAME_TENANT_ID | SAME_BATCH_SIZE | SAME_CURRENCY | SAME_COLD_WATERMARK;
+    /**
+     * Bit of {@code present} that announces no field: the command was decided under the rule that a transfer's
+     * {@code account-not-found} or {@code currency-mismatch} names its account ({@link Command#rejectionNamesAccount}).
+     * Every record written now has it; a record without it (written before the rule) replays to the result it had.
+     */
+    static final int NAMES_REJECTED_ACCOUNT = 1 << 31;
     /** The fields of four bytes; the others take eight. */
     static final int INT_FIELD_BITS =
         1 << FIELD_BATCH_SIZE | 1 << FIELD_BATCH_POSITION | 1 << FIELD_CURRENCY | 1 << FIELD_SUB_BALANCES;
@@ -211,6 +218,10 @@ final class Layout2Codec
         putLong(buffer, FIELD_REFERENCE_LO, command.referenceLo);
         putInt(buffer, FIELD_SUB_BALANCES, command.subBalances);
         putOrSame(buffer, FIELD_COLD_WATERMARK, command.coldWatermark, before, SAME_COLD_WATERMARK);
+        if (command.rejectionNamesAccount)
+        {
+            present |= NAMES_REJECTED_ACCOUNT;
+        }
         final int recordLength = cursor - offset + CommandRecordTail.write(buffer, cursor, command) + RecordHeader.CHECKSUM_SIZE;
         buffer.putByte(offset + RecordHeader.VERSION_OFFSET, (byte)VERSION);
         buffer.putByte(offset + RecordHeader.RECORD_TYPE_OFFSET, (byte)command.type.code());
@@ -301,7 +312,7 @@ final class Layout2Codec
         final int recordLength = RecordHeader.recordLength(buffer, offset);
         final int presentBits = buffer.getInt(offset + PRESENT_OFFSET, BYTE_ORDER);
         final int asBefore = presentBits & AS_BEFORE_BITS;
-        if ((presentBits & ~(FIELD_BITS | AS_BEFORE_BITS)) != 0 || (asBefore != 0 && !following) ||
+        if ((presentBits & ~(FIELD_BITS | AS_BEFORE_BITS | NAMES_REJECTED_ACCOUNT)) != 0 || (asBefore != 0 && !following) ||
             (fieldBitsOf(asBefore) & presentBits) != 0)
         {
             return DecodeStatus.BAD_LENGTH;
@@ -349,6 +360,7 @@ final class Layout2Codec
         command.coldWatermark = (presentBits & SAME_COLD_WATERMARK) != 0 ? decoded.coldWatermark :
             getLong(buffer, FIELD_COLD_WATERMARK);
         CommandRecordTail.read(buffer, offset + tailOffset, metadataLength, command);
+        command.rejectionNamesAccount = (presentBits & NAMES_REJECTED_ACCOUNT) != 0;
         return DecodeStatus.OK;
     }
 

@@ -2,6 +2,7 @@ package dev.tally.journal;
 
 import static dev.tally.journal.TestCommands.assertSameCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -165,12 +166,37 @@ class CommandCodecTest
     }
 
     @Test
+    void shouldJournalWhetherATransferRejectionNamesItsAccount()
+    {
+        final Command named = TestCommands.plainTransfer(9, "abc");
+        named.rejectionNamesAccount = true;
+        final int length = codec.encode(named, buffer, 0);
+        final Command decoded = new Command();
+
+        assertEquals(Layout2Codec.NAMES_REJECTED_ACCOUNT,
+            buffer.getInt(Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN) & Layout2Codec.NAMES_REJECTED_ACCOUNT);
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, length, decoded));
+        assertTrue(decoded.rejectionNamesAccount);
+
+        // a record written before the rule (no bit, or layout 1) replays as it was decided: naming nothing
+        final Command unnamed = TestCommands.plainTransfer(9, "abc");
+        final int plainLength = codec.encode(unnamed, buffer, 0);
+        assertEquals(length, plainLength, "the rule's bit costs no byte");
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, plainLength, decoded));
+        assertFalse(decoded.rejectionNamesAccount);
+        decoded.rejectionNamesAccount = true;
+        final int oldLength = version1.encode(unnamed, buffer, 0);
+        assertEquals(DecodeStatus.OK, codec.decode(buffer, 0, oldLength, decoded));
+        assertFalse(decoded.rejectionNamesAccount);
+    }
+
+    @Test
     void shouldRejectPresentBitsThatDisagreeWithTheRecord()
     {
         final Command transfer = TestCommands.plainTransfer(8, "abc");
         final int length = codec.encode(transfer, buffer, 0);
         final int present = buffer.getInt(Layout2Codec.PRESENT_OFFSET, ByteOrder.LITTLE_ENDIAN);
-        for (final int wrong : new int[] {present | 1 << 26, present | 1 << 31, present | 1 << Layout2Codec.FIELD_ACCOUNT_ID,
+        for (final int wrong : new int[] {present | 1 << 26, present | 1 << 30, present | 1 << Layout2Codec.FIELD_ACCOUNT_ID,
             present | Layout2Codec.SAME_TENANT_ID, present | Layout2Codec.SEQUEL_JOURNAL_INDEX,
             present & ~(1 << Layout2Codec.FIELD_BATCH_SIZE), present & ~(1 << Layout2Codec.FIELD_TENANT_ID), -1})
         {

@@ -68,12 +68,17 @@ final class TestCommands
             command.coldTransfer[i] = random.nextLong();
         }
         command.coldUnchecked = random.nextBoolean();
+        command.rejectionNamesAccount = random.nextBoolean();
         return command;
     }
 
-    /** {@code command} without what layout 1 predates: the cold index's watermark and what it found. */
+    /**
+     * {@code command} without what layout 1 predates: the cold index's watermark and what it found, and the rule that
+     * names a rejected transfer's account.
+     */
     static Command withoutColdFields(final Command command)
     {
+        command.rejectionNamesAccount = false;
         command.coldWatermark = 0;
         command.coldKeyFound = false;
         command.coldTransferFound = false;
@@ -193,6 +198,7 @@ final class TestCommands
             assertArrayEquals(expected.coldTransfer, actual.coldTransfer, "coldTransfer");
         }
         assertEquals(expected.coldUnchecked, actual.coldUnchecked, "coldUnchecked");
+        assertEquals(expected.rejectionNamesAccount, actual.rejectionNamesAccount, "rejectionNamesAccount");
         assertEquals(expected.overdraftLimitMinor, actual.overdraftLimitMinor, "overdraftLimitMinor");
         assertEquals(expected.targetIdHi, actual.targetIdHi, "targetIdHi");
         assertEquals(expected.targetIdLo, actual.targetIdLo, "targetIdLo");

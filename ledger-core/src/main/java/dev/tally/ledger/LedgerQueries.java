@@ -67,6 +67,7 @@ final class LedgerQueries
         out.hasMetadata = accounts.hasMetadata(slot);
         out.lowBalanceAlertState = accounts.lowBalanceAlertState(slot);
         out.lowBalanceThresholdMinor = accounts.lowBalanceThreshold(slot);
+        out.createdNs = accounts.createdNs(slot);
         for (int i = 0; i < out.subBalances; i++)
         {
             out.postedMinor[i] = accounts.subPosted(slot, i);

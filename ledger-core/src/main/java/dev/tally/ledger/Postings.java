@@ -90,6 +90,7 @@ final class Postings
         }
         final int slot = accounts.add(
             c.accountId, c.tenantId, c.currency, c.subBalances, c.debitsMustNotExceedCredits, c.overdraftLimitMinor);
+        accounts.created(slot, c.timestampNs);
         for (int i = 0; i < c.subBalances; i++)
         {
             effects.balance(c.journalIndex, c.tenantId, c.accountId, i, 0, 0);
@@ -129,6 +130,7 @@ final class Postings
         if (debitSlot < 0 || creditSlot < 0)
         {
             r.code = ResultCode.ACCOUNT_NOT_FOUND;
+            nameRejectedAccount(c, r, debitSlot < 0 ? c.debitAccountId : c.creditAccountId);
             return;
         }
         if (refusesDebit(debitSlot, r) || refusesCredit(creditSlot, r))
@@ -138,6 +140,7 @@ final class Postings
         if (accounts.currency(debitSlot) != c.currency || accounts.currency(creditSlot) != c.currency)
         {
             r.code = ResultCode.CURRENCY_MISMATCH;
+            nameRejectedAccount(c, r, accounts.currency(debitSlot) != c.currency ? c.debitAccountId : c.creditAccountId);
             return;
         }
         if (c.hasReference())
@@ -209,6 +212,19 @@ final class Postings
         if (c.metadataLength > 0)
         {
             effects.eventMetadata(c.metadata.array(), c.metadataLength);
+        }
+    }
+
+    /**
+     * Names, in {@code extra}, the account a transfer's {@code account-not-found} or {@code currency-mismatch} is about
+     * (the debit account when both are), when the command was journaled under that rule: a command journaled before it
+     * keeps the result it was answered with, {@code extra} 0, on every replay.
+     */
+    private static void nameRejectedAccount(final Command c, final Result r, final long accountId)
+    {
+        if (c.rejectionNamesAccount)
+        {
+            r.extra = accountId;
         }
     }
 

@@ -550,6 +550,12 @@ class LedgerModelTest
                 {
                     features.add("CLOSED_AFTER_MOVING_MONEY");
                 }
+                if ((r.code == ResultCode.ACCOUNT_NOT_FOUND || r.code == ResultCode.CURRENCY_MISMATCH) && c.type == CommandType.TRANSFER &&
+                    !r.replayed)
+                {
+                    assertEquals(outcome.extra, r.extra, "account named by a transfer's rejection: " + where);
+                    features.add("NAMED_" + r.code);
+                }
                 assertFalse(r.code == ResultCode.CAPACITY_EXCEEDED, "tables are sized never to fill: " + where);
                 if (outcome.appliedFinally())
                 {

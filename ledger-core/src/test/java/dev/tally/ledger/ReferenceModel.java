@@ -511,6 +511,14 @@ final class ReferenceModel
         }
     }
 
+    /** A transfer's rejection about one of its accounts: it names it, under the rule the command was journaled with. */
+    private static Evaluation naming(final ResultCode code, final Command c, final long accountId)
+    {
+        final Evaluation e = new Evaluation(code);
+        e.extra = c.rejectionNamesAccount ? accountId : 0;
+        return e;
+    }
+
     private static final class Evaluation
     {
         final ResultCode code;
@@ -587,7 +595,7 @@ final class ReferenceModel
         final Account credit = account(c.creditAccountId, c.tenantId);
         if (debit == null || credit == null)
         {
-            return new Evaluation(ResultCode.ACCOUNT_NOT_FOUND);
+            return naming(ResultCode.ACCOUNT_NOT_FOUND, c, debit == null ? c.debitAccountId : c.creditAccountId);
         }
         final Evaluation refused = refusesMove(c.debitAccountId, debit, c.creditAccountId, credit);
         if (refused != null)
@@ -596,7 +604,7 @@ final class ReferenceModel
         }
         if (debit.currency != c.currency || credit.currency != c.currency)
         {
-            return new Evaluation(ResultCode.CURRENCY_MISMATCH);
+            return naming(ResultCode.CURRENCY_MISMATCH, c, debit.currency != c.currency ? c.debitAccountId : c.creditAccountId);
         }
         final Id referenceId = new Id(c.referenceHi, c.referenceLo);
         final boolean hasReference = c.referenceHi != 0 || c.referenceLo != 0;

@@ -200,7 +200,7 @@ public final class TallyServer implements AutoCloseable
             // 5b. The outbox relay, on its own thread with the read model's pool: it only reads what the writer
             //     committed, so it may start any time after the read model; nothing waits for it.
             relay = readModel == null || config.webhooks() == null ? null
-                : new OutboxRelay(readModel.database().dataSource(), config.webhooks()).start();
+                : new OutboxRelay(readModel.database().dataSource(), config.webhooks(), config.apiKeys()::tenantName).start();
             if (relay != null)
             {
                 undo.onFailure("stop the outbox relay", relay);

@@ -24,6 +24,8 @@ final class JournaledRun implements AutoCloseable
     final SnapshotDirectory snapshots;
     final Snapshotter snapshotter;
     final Ledger ledger;
+    /** Whether commands are journaled under the rule that a transfer's rejection names its account (see {@link #asBefore}). */
+    private boolean rejectionNamesAccount = true;
 
     JournaledRun(final Path dataDir, final long seed, final int snapshotPercent) throws IOException
     {
@@ -38,6 +40,16 @@ final class JournaledRun implements AutoCloseable
         snapshots = SnapshotDirectory.open(dataDir.resolve("snapshots"), 3);
         snapshotter = new Snapshotter(snapshots, 0, SnapshotConfig.defaults());
         ledger = new Ledger(Workload.CONFIG);
+    }
+
+    /**
+     * Journals and applies every command as a binary from before {@link Command#rejectionNamesAccount} did, so that the
+     * state is the one such a binary reached (files it wrote are checked in).
+     */
+    JournaledRun asBefore()
+    {
+        rejectionNamesAccount = false;
+        return this;
     }
 
     /** Appends and applies {@code count} units. */
@@ -93,6 +105,7 @@ final class JournaledRun implements AutoCloseable
 
     private void append(final Command c)
     {
+        c.rejectionNamesAccount = rejectionNamesAccount;
         journal.stampAndAppend(c, workload.clockNs());
         workload.stamped(c);
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tally.ledger.Ledger;
+import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.account.LowBalanceAlert;
 import dev.tally.ledger.command.Command;
 import dev.tally.ledger.command.CommandType;
@@ -87,13 +88,42 @@ class SnapshotFormatTest
         assertEquals(header.stateHash(), Ledger.restore(Workload.CONFIG, image).stateHash(), "its header's hash, written by that binary");
 
         final StateImage today = new StateImage();
-        run(dir.resolve("today"), VERSION_2_SEED, VERSION_2_UNITS).copyTo(today);
+        try (JournaledRun run = new JournaledRun(dir.resolve("today"), VERSION_2_SEED, 0).asBefore())
+        {
+            run.run(VERSION_2_UNITS);   // its commands as that binary journaled them: rejections name no account
+            run.ledger.copyTo(today);
+        }
         assertEquals(today.lastJournalIndex(), header.lastJournalIndex());
         assertTrue(today.coldTransfers().length() > 0, "its reversals leave cold transfers today");
+        assertTrue(creationTimes(today, false) > 0, "accounts keep their creation time today");
+        assertEquals(0, creationTimes(image, false), "that binary kept none");
+        creationTimes(today, true);
         for (int section = 0; section < SnapshotFormat.SECTION_COUNT_WITHOUT_COLD_TRANSFERS; section++)
         {
             assertSameSection(today, image, section);
         }
+    }
+
+    /**
+     * Counts the accounts whose creation time the image holds (the first long of the pair of their sub-balance 0, which
+     * holds no balance: {@code Accounts}' layout), and clears them when asked, as a binary from before kept them wrote it.
+     */
+    private static int creationTimes(final StateImage image, final boolean clear)
+    {
+        final int subBase = 6;   // the record's global slot of its sub-balance 0 (Accounts.SUB_BASE)
+        final long[] records = image.accountRecords().values();
+        final long[] pairs = image.subBalancePairs().values();
+        int kept = 0;
+        for (int record = 0; record < image.accountRecords().length(); record += LedgerLimits.ACCOUNT_RECORD_LONGS)
+        {
+            final int pair = 2 * (int)records[record + subBase];
+            kept += pairs[pair] != 0 ? 1 : 0;
+            if (clear)
+            {
+                pairs[pair] = 0;
+            }
+        }
+        return kept;
     }
 
     @Test

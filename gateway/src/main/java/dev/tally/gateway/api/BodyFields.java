@@ -269,10 +269,10 @@ final class BodyFields
     {
         switch (field)
         {
-            case ID: id = boundedLong(token, parser, operationIndex, field, Long.MAX_VALUE); break;
-            case DEBIT_ACCOUNT_ID: debitAccountId = boundedLong(token, parser, operationIndex, field, Long.MAX_VALUE); break;
-            case CREDIT_ACCOUNT_ID: creditAccountId = boundedLong(token, parser, operationIndex, field, Long.MAX_VALUE); break;
-            case ACCOUNT_ID: accountId = boundedLong(token, parser, operationIndex, field, Long.MAX_VALUE); break;
+            case ID: id = accountId(token, parser, operationIndex, field); break;
+            case DEBIT_ACCOUNT_ID: debitAccountId = accountId(token, parser, operationIndex, field); break;
+            case CREDIT_ACCOUNT_ID: creditAccountId = accountId(token, parser, operationIndex, field); break;
+            case ACCOUNT_ID: accountId = accountId(token, parser, operationIndex, field); break;
             case SUB_BALANCES:
                 subBalances = (int)boundedLong(token, parser, operationIndex, field, LedgerLimits.SUB_BALANCES_MAX);
                 break;
@@ -304,6 +304,23 @@ final class BodyFields
             case METADATA: metadataLength = metadata(parser, operationIndex, field); break;
             default: throw new IllegalStateException("unhandled body field " + field);
         }
+    }
+
+    /**
+     * @return an account id, 1 to 2^63 - 1, given as a JSON integer or as a string of its decimal digits (the form replies
+     *         write it in, which a JavaScript client keeps exact above 2^53); either gives the same command and fingerprint.
+     */
+    private long accountId(final JsonToken token, final JsonParser parser, final int operationIndex, final BodyField field)
+        throws IOException
+    {
+        final long value = token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_STRING ?
+            ResourceId.parseAccountId(text(parser)) : ResourceId.INVALID_ACCOUNT_ID;
+        if (value < 1)
+        {
+            throw reject(ProblemType.INVALID_REQUEST, operationIndex, field,
+                "must be an integer from 1 to " + Long.MAX_VALUE + ", as a JSON number or a string of its decimal digits");
+        }
+        return value;
     }
 
     /** @return an integer from 1 to {@code max}, given as a JSON integer (not a string, not a fraction). */

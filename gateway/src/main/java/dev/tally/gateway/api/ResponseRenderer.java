@@ -31,8 +31,12 @@ import io.netty.buffer.ByteBuf;
  * <p>Ids: the transfer, reversal or capture transfer a command created is
  * {@code Uuid7(originTimestampNs, KIND_TRANSFER, originIndex, 0)}; a hold is the same with
  * {@code KIND_HOLD}; the transfer or hold a result refers to is built from {@link Result#extra} and
- * {@link Result#extraTimestampNs}. Amounts are decimal strings in major units of the result's currency;
- * times are ISO-8601 UTC with milliseconds.
+ * {@link Result#extraTimestampNs}. Account ids (client-chosen 63-bit integers) are JSON strings of their decimal
+ * digits, as every 64-bit id Tally writes: a JavaScript client reads a JSON number through a double, exact only up to
+ * 2^53. Amounts are decimal strings in major units of the result's currency; times are ISO-8601 UTC with milliseconds.
+ *
+ * <p>A replay renders again from the stored result, with this binary's rendering: two retries answered by one binary are
+ * byte-identical, and a binary that renders otherwise answers a key stored by another with the same values in its own shape.
  *
  * <p>Successful mutating bodies, by command type (all 201):
  * <pre>
@@ -135,12 +139,14 @@ public final class ResponseRenderer
     /**
      * Renders {@code GET /v1/accounts/{id}}: 200 with balances in total and per sub-balance, or 404.
      * <pre>
-     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen",["lowBalanceAlert"],["metadata"],"posted",
-     *  "held","available","subBalanceDetail":[{"index","posted","held","available"}...]}
+     * {"id","currency","subBalances","debitsMustNotExceedCredits","overdraftLimit","status","creditsFrozen",["lowBalanceAlert"],["metadata"],
+     *  "posted","held","available","subBalanceDetail":[{"index","posted","held","available"}...],["createdAt"]}
      * </pre>
      * {@code status} is {@code active}, {@code frozen} (debits refused; credits too when {@code creditsFrozen}) or
      * {@code closed}. An account with a low-balance threshold has {@code "lowBalanceAlert":{"threshold","state"}} after
-     * {@code creditsFrozen}; one without has no such member.
+     * {@code creditsFrozen}; one without has no such member. {@code createdAt} is the creation reply's, from the journaled
+     * time the ledger keeps; absent only for an account restored from a snapshot written before the ledger kept it (a
+     * replay of the journal restores it).
      *
      * @param metadata the account's canonical metadata, which memory does not keep (the read model's); null for none.
      */
@@ -154,7 +160,7 @@ public final class ResponseRenderer
         final long posted = view.postedTotal();
         final long held = view.heldTotal();
         json.wrap(body).beginObject()
-            .field("id", view.accountId)
+            .idField("id", view.accountId)
             .name("currency").currency(view.currency)
             .field("subBalances", view.subBalances)
             .field("debitsMustNotExceedCredits", view.debitsMustNotExceedCredits);
@@ -181,7 +187,12 @@ public final class ResponseRenderer
             json.name("available").money(view.postedMinor[i] - view.heldMinor[i], digits);
             json.endObject();
         }
-        json.endArray().endObject();
+        json.endArray();
+        if (view.createdNs != 0)
+        {
+            json.name("createdAt").time(Math.floorDiv(view.createdNs, 1_000_000L));
+        }
+        json.endObject();
         return response.set(STATUS_OK, RenderedResponse.JSON, false, 0);
     }
 
@@ -210,8 +221,8 @@ public final class ResponseRenderer
         json.wrap(body).beginObject();
         json.name("id").uuid(Uuid7.hi(view.timestampNs, Uuid7.KIND_TRANSFER), Uuid7.lo(view.journalIndex, 0));
         json.field("kind", TransferKind.name(view.kind))
-            .field("debitAccountId", view.debitAccountId)
-            .field("creditAccountId", view.creditAccountId);
+            .idField("debitAccountId", view.debitAccountId)
+            .idField("creditAccountId", view.creditAccountId);
         json.name("amount").money(view.amountMinor, digits);
         json.name("currency").currency(view.currency);
         json.name("reversedAmount").money(view.reversedMinor, digits);
@@ -256,7 +267,7 @@ public final class ResponseRenderer
         final boolean live = resolvedAtMs < 0;
         json.wrap(body).beginObject();
         json.name("id").uuid(Uuid7.hi(hold.timestampNs, Uuid7.KIND_HOLD), Uuid7.lo(hold.journalIndex, 0));
-        json.field("state", state).field("accountId", hold.accountId);
+        json.field("state", state).idField("accountId", hold.accountId);
         json.name("amount").money(hold.amountMinor, digits);
         json.name("capturedAmount").money(capturedMinor, digits);
         json.name("releasedAmount").money(live ? 0 : hold.amountMinor - capturedMinor, digits);
@@ -351,7 +362,7 @@ public final class ResponseRenderer
         switch (c.type)
         {
             case CREATE_ACCOUNT:
-                json.field("id", r.accountA).name("currency").currency(currency).field("subBalances", c.subBalances)
+                json.idField("id", r.accountA).name("currency").currency(currency).field("subBalances", c.subBalances)
                     .field("debitsMustNotExceedCredits", c.debitsMustNotExceedCredits);
                 json.name("overdraftLimit").money(c.overdraftLimitMinor, digits);
                 if (c.amountMinor > 0)
@@ -383,7 +394,7 @@ public final class ResponseRenderer
                 break;
             case CREATE_HOLD:
                 json.name("id").uuid(Uuid7.hi(r.originTimestampNs, Uuid7.KIND_HOLD), Uuid7.lo(r.originIndex, 0));
-                json.field("accountId", r.accountA);
+                json.idField("accountId", r.accountA);
                 json.name("amount").money(r.amountMinor, digits);
                 json.name("currency").currency(currency);
                 json.name("expiresAt").time(r.extra);
@@ -399,7 +410,7 @@ public final class ResponseRenderer
             case VOID_HOLD:
             case MARK_HOLD_UNKNOWN:
                 json.name("holdId").uuid(Uuid7.hi(r.extraTimestampNs, Uuid7.KIND_HOLD), Uuid7.lo(r.extra, 0));
-                json.field("accountId", r.accountA);
+                json.idField("accountId", r.accountA);
                 json.name(c.type == CommandType.VOID_HOLD ? "releasedAmount" : "amount").money(r.amountMinor, digits);
                 json.name("currency").currency(currency);
                 json.name(c.type == CommandType.VOID_HOLD ? "voidedAt" : "markedAt").time(createdMs);
@@ -415,7 +426,7 @@ public final class ResponseRenderer
                 writeLifecycle(r, CLOSED, false, "closedAt", createdMs);
                 break;
             case UPDATE_ACCOUNT_METADATA:
-                json.field("id", r.accountA);
+                json.idField("id", r.accountA);
                 if (c.metadataLength > 0)
                 {
                     echoMetadata(c);
@@ -427,7 +438,7 @@ public final class ResponseRenderer
                 json.name("updatedAt").time(createdMs);
                 break;
             case SET_LOW_BALANCE_ALERT:
-                json.field("id", r.accountA);
+                json.idField("id", r.accountA);
                 if (r.extra == LowBalanceAlert.NONE)
                 {
                     json.name("lowBalanceAlert").raw(JSON_NULL, JSON_NULL.length);
@@ -462,7 +473,7 @@ public final class ResponseRenderer
 
     private void writeLifecycle(final Result r, final String status, final boolean creditsFrozen, final String at, final long atMs)
     {
-        json.field("id", r.accountA).field("status", status).field("creditsFrozen", creditsFrozen);
+        json.idField("id", r.accountA).field("status", status).field("creditsFrozen", creditsFrozen);
         json.name(at).time(atMs);
     }
 
@@ -489,7 +500,7 @@ public final class ResponseRenderer
 
     private void writeMove(final Result r, final int digits, final int currency)
     {
-        json.field("debitAccountId", r.accountA).field("creditAccountId", r.accountB);
+        json.idField("debitAccountId", r.accountA).idField("creditAccountId", r.accountB);
         json.name("amount").money(r.amountMinor, digits);
         json.name("currency").currency(currency);
     }
@@ -506,23 +517,23 @@ public final class ResponseRenderer
         switch (type)
         {
             case ACCOUNT_EXISTS:
-                json.field("accountId", r.accountA);
+                json.idField("accountId", r.accountA);
                 break;
             case ACCOUNT_FROZEN:
             case ACCOUNT_CLOSED:
             case ACCOUNT_NOT_EMPTY:
-                json.field("accountId", r.extra);
+                json.idField("accountId", r.extra);
                 break;
             case NOT_FOUND:
             case ACCOUNT_NOT_FOUND:
             case CURRENCY_MISMATCH:
                 if (accountId > 0)
                 {
-                    json.field("accountId", accountId);
+                    json.idField("accountId", accountId);
                 }
                 break;
             case INSUFFICIENT_FUNDS:
-                json.field("accountId", r.accountA);
+                json.idField("accountId", r.accountA);
                 json.name("amount").money(r.amountMinor, CurrencyCode.minorDigits(r.currency));
                 json.name("currency").currency(r.currency);
                 break;
@@ -547,11 +558,11 @@ public final class ResponseRenderer
     /**
      * @return the account an {@code account-not-found} or {@code currency-mismatch} rejection is about, or 0 when the
      *         result and the payload do not tell, which is all a rejection may show (a replay must render the same bytes):
-     *         a hold, a freeze, an unfreeze, a close and a metadata update have one account; a capture looks up only its
-     *         credit account, after checking the currency the request gave (a mismatch there is with the hold, no
-     *         account's). A transfer looks up two, and its stored result does not record which one failed: recording it
-     *         would change what a replay of a journal rebuilds, a new generation of ledger rules (snapshotter's
-     *         LedgerRulesFile), so a transfer's rejection names none.
+     *         a hold, a freeze, an unfreeze, a close, a metadata update and a low-balance alert have one account; a capture
+     *         looks up only its credit account, after checking the currency the request gave (a mismatch there is with the
+     *         hold, no account's). A transfer looks up two: its result names the one that failed in {@code extra}, 0 for a
+     *         transfer journaled before the ledger recorded it ({@link Command#rejectionNamesAccount}), whose stored
+     *         rejection names none.
      */
     private static long accountRejected(final ProblemType type, final Command c, final Result r)
     {
@@ -571,6 +582,8 @@ public final class ResponseRenderer
                 return r.accountA;
             case CAPTURE_HOLD:
                 return type == ProblemType.ACCOUNT_NOT_FOUND || c.currency == 0 || c.currency == r.currency ? r.accountB : 0;
+            case TRANSFER:
+                return r.extra;
             default:
                 return 0;
         }
@@ -599,8 +612,17 @@ public final class ResponseRenderer
         {
             return "account " + accountId + " is in " + CurrencyCode.unpack(r.currency) + ": a threshold is in the account's currency";
         }
-        return "account " + accountId + " is not in " + CurrencyCode.unpack(r.currency) +
-            (c.type == CommandType.CAPTURE_HOLD ? ", the currency of the hold" : ", the currency of the hold asked for");
+        return "account " + accountId + " is not in " + CurrencyCode.unpack(r.currency) + currencyOwner(c.type);
+    }
+
+    private static String currencyOwner(final CommandType type)
+    {
+        switch (type)
+        {
+            case CAPTURE_HOLD: return ", the currency of the hold";
+            case TRANSFER: return ", the currency of the transfer";
+            default: return ", the currency of the hold asked for";
+        }
     }
 
     private static String detailOf(final ProblemType type)

@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * API keys and the tenants they belong to, from {@code --api-key TENANT:KEY} and from a {@link KeysFile}.
@@ -21,12 +23,18 @@ import java.util.List;
  * <p>The admin key ({@code --admin-key}) is kept apart from the tenants' keys: {@link #authenticate} never
  * looks at it and {@link #authenticateAdmin} never looks at theirs, so neither grants the other's routes.
  * A tenant key equal to it is refused at start-up and on reload: a shared secret would blur that line.
+ *
+ * <p>The ledger knows a tenant only by its id ({@link TenantId}, a hash of the name); {@link #tenantName} gives back
+ * the name of every tenant a key was loaded for since start, even after its keys were removed, so that webhooks can
+ * name the tenant.
  */
 public final class ApiKeys
 {
     private final List<Entry> fromFlags = new ArrayList<>();
     private final Path keysFile;
     private volatile Entry[] entries = new Entry[0];
+    /** The name of every tenant id a key was ever loaded for (names are never reused for another id: the id is their hash). */
+    private final Map<Long, String> tenantNames = new ConcurrentHashMap<>();
     /** SHA-256 of the admin key, or null: no admin key, the admin routes answer 404. */
     private volatile byte[] adminKeyHash;
 
@@ -117,6 +125,10 @@ public final class ApiKeys
             }
         }
         requireNoneEqualsAdminKey(next, adminKeyHash);
+        for (final Entry entry : next)
+        {
+            tenantNames.putIfAbsent(entry.tenant.id(), entry.tenant.name());
+        }
         entries = next.toArray(new Entry[0]);
         return fromFile;
     }
@@ -166,6 +178,16 @@ public final class ApiKeys
     public boolean hasAdminKey()
     {
         return adminKeyHash != null;
+    }
+
+    /**
+     * @param tenantId a tenant's id, as the ledger and the outbox hold it.
+     * @return its name (the {@code TENANT} of {@code --api-key TENANT:KEY} or of the keys file), or null when no key of
+     *         it was loaded since start.
+     */
+    public String tenantName(final long tenantId)
+    {
+        return tenantNames.get(tenantId);
     }
 
     /**

@@ -148,7 +148,7 @@ public final class ReadModelQueries implements AutoCloseable
             fillJson(hole, channel, keepAlive, 256 + rows.size() * 200, json ->
             {
                 json.writeStartObject();
-                json.writeNumberField("accountId", accountId);
+                json.writeStringField("accountId", Long.toString(accountId));
                 json.writeArrayFieldStart("entries");
                 for (final EntryRow row : rows)
                 {
@@ -278,7 +278,7 @@ public final class ReadModelQueries implements AutoCloseable
             }
             else
             {
-                text.append("{\"accountId\":").append(accountId).append(",\"currency\":\"").append(opening.currency())
+                text.append("{\"accountId\":\"").append(accountId).append("\",\"currency\":\"").append(opening.currency())
                     .append("\",\"from\":\"").append(from).append("\",\"to\":\"").append(to)
                     .append("\",\"openingBalance\":\"").append(Money.format(balance, digits)).append("\",\"entries\":[");
             }
@@ -404,7 +404,7 @@ public final class ReadModelQueries implements AutoCloseable
         try (JsonGenerator json = JSON.createGenerator((java.io.OutputStream)new ByteBufOutputStream(body)))
         {
             json.writeStartObject();
-            json.writeNumberField("id", accountId);
+            json.writeStringField("id", Long.toString(accountId));
             json.writeStringField("currency", row.currency());
             json.writeNumberField("subBalances", row.subBalances());
             json.writeBooleanField("debitsMustNotExceedCredits", row.debitsMustNotExceedCredits());
@@ -733,7 +733,7 @@ public final class ReadModelQueries implements AutoCloseable
                 {
                     final int digits = CurrencyCode.minorDigits(CurrencyCode.pack(row.currency()));
                     json.writeStartObject();
-                    json.writeNumberField("id", row.accountId());
+                    json.writeStringField("id", Long.toString(row.accountId()));
                     json.writeStringField("currency", row.currency());
                     json.writeNumberField("subBalances", row.subBalances());
                     json.writeBooleanField("debitsMustNotExceedCredits", row.debitsMustNotExceedCredits());
@@ -784,7 +784,7 @@ public final class ReadModelQueries implements AutoCloseable
             final List<AccountTransferRow> rows = readModel.accountTransfers(tenantId, accountId, filter);
             fill(hole, channel, keepAlive, 256 + rows.size() * 400, body ->
             {
-                ascii(body, "{\"accountId\":" + accountId + ",\"transfers\":[");
+                ascii(body, "{\"accountId\":\"" + accountId + "\",\"transfers\":[");
                 final ResponseRenderer renderer = RENDERERS.get();
                 for (int i = 0; i < rows.size(); i++)
                 {

@@ -335,6 +335,21 @@ class OpenApiDocumentTest
         }
     }
 
+    @Test
+    void shouldGiveAccountIdsOutAsStringsAndTakeThemEitherWay()
+    {
+        final String out = componentBlock("    AccountIdOut:");
+        assertTrue(out.contains("type: string") && out.contains("pattern: '^[1-9][0-9]{0,18}$'"), out);
+        final String in = componentBlock("    AccountId:");
+        assertTrue(in.contains("- type: integer") && in.contains("- type: string"), in);
+        for (final String schema : List.of("AccountRead", "TransferCreated", "ReversalCreated", "TransferRead", "HoldRead", "HoldCreated",
+            "CaptureCreated", "HoldVoided", "AccountLifecycle", "AccountListed", "Problem"))
+        {
+            final String block = componentBlock("    " + schema + ":");
+            assertFalse(block.contains("schemas/AccountId'"), schema + " writes account ids as strings: AccountIdOut");
+        }
+    }
+
     /** @return the lines from {@code header} (a whole line) up to the next line indented as little or less. */
     private static String componentBlock(final String header)
     {

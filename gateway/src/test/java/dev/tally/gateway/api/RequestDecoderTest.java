@@ -214,6 +214,28 @@ class RequestDecoderTest
     }
 
     @Test
+    void shouldTakeAnAccountIdAsAStringOfDigitsAsTheSameCommandAsANumber()
+    {
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null,
+            "{\"debitAccountId\":9223372036854775807,\"creditAccountId\":9007199254740993,\"amount\":\"1\",\"currency\":\"TRY\"}"));
+        final long fingerprintHi = command.fingerprintHi;
+        final long fingerprintLo = command.fingerprintLo;
+        assertNull(decode(Route.CREATE_TRANSFER, "k", null,
+            "{\"debitAccountId\":\"9223372036854775807\",\"creditAccountId\":\"9007199254740993\",\"amount\":\"1\",\"currency\":\"TRY\"}"));
+        assertEquals(Long.MAX_VALUE, command.debitAccountId);
+        assertEquals(9_007_199_254_740_993L, command.creditAccountId);
+        assertEquals(fingerprintHi, command.fingerprintHi, "the same request: a retry may spell it either way");
+        assertEquals(fingerprintLo, command.fingerprintLo);
+        for (final Route route : new Route[] {Route.CREATE_ACCOUNT, Route.CREATE_HOLD})
+        {
+            final String body = route == Route.CREATE_ACCOUNT ? "{\"id\":\"42\",\"currency\":\"TRY\"}" :
+                "{\"accountId\":\"42\",\"amount\":\"1\",\"currency\":\"TRY\",\"expiresInMs\":1000}";
+            assertNull(decode(route, "k", null, body));
+            assertEquals(42, command.accountId, route::toString);
+        }
+    }
+
+    @Test
     void shouldFillAVoidFromAnEmptyBodyOrEmptyObject()
     {
         assertNull(decode(Route.VOID_HOLD, "k", HOLD_ID, ""));
@@ -287,7 +309,13 @@ class RequestDecoderTest
         "CREATE_TRANSFER|k|{\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"currency\":\"TRY\"}|INVALID_REQUEST|amount",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1\"}|INVALID_REQUEST|currency",
-        "CREATE_TRANSFER|k|{\"debitAccountId\":\"1\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"01\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"1.0\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"+1\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"9223372036854775808\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":true,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
+        "CREATE_TRANSFER|k|{\"debitAccountId\":\"2\",\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|creditAccountId",
         "CREATE_TRANSFER|k|{\"debitAccountId\":1.0,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
         "CREATE_TRANSFER|k|{\"debitAccountId\":0,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",
         "CREATE_TRANSFER|k|{\"debitAccountId\":-1,\"creditAccountId\":2,\"amount\":\"1\",\"currency\":\"TRY\"}|INVALID_REQUEST|debitAccountId",

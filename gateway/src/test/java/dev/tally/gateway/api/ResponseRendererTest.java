@@ -57,7 +57,7 @@ class ResponseRendererTest
         final Reply reply = ledger.submit(Route.CREATE_ACCOUNT, "a3", null, "{\"id\":3,\"currency\":\"JPY\",\"overdraftLimit\":\"500\"}");
         assertEquals(201, reply.status());
         assertEquals(RenderedResponse.JSON, reply.contentType());
-        assertEquals("{\"id\":3,\"currency\":\"JPY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"500\"," +
+        assertEquals("{\"id\":\"3\",\"currency\":\"JPY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"500\"," +
             "\"posted\":\"0\",\"held\":\"0\",\"available\":\"0\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"0\",\"held\":\"0\"," +
             "\"available\":\"0\"}],\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
     }
@@ -112,7 +112,7 @@ class ResponseRendererTest
         final Reply reply = ledger.submit(Route.CREATE_TRANSFER, "t1", null, TRANSFER);
         assertEquals(201, reply.status());
         assertFalse(reply.replayed());
-        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":1,\"creditAccountId\":2," +
+        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":\"1\",\"creditAccountId\":\"2\"," +
             "\"amount\":\"1000.00\",\"currency\":\"TRY\",\"reference\":\"inv-45982\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
     }
 
@@ -121,25 +121,25 @@ class ResponseRendererTest
     {
         ledger.submit(Route.CREATE_TRANSFER, "t1", null, TRANSFER);
         final Reply hold = ledger.submit(Route.CREATE_HOLD, "h1", null,
-            "{\"accountId\":2,\"amount\":\"50.00\",\"currency\":\"TRY\",\"expiresInMs\":30000}");
+            "{\"accountId\":\"2\",\"amount\":\"50.00\",\"currency\":\"TRY\",\"expiresInMs\":30000}");
         final String holdId = holdId(4);
-        assertEquals("{\"id\":\"" + holdId + "\",\"accountId\":2,\"amount\":\"50.00\",\"currency\":\"TRY\"," +
+        assertEquals("{\"id\":\"" + holdId + "\",\"accountId\":\"2\",\"amount\":\"50.00\",\"currency\":\"TRY\"," +
             "\"expiresAt\":\"2026-01-01T00:00:30.000Z\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", hold.body());
 
         final Reply capture = ledger.submit(Route.CAPTURE_HOLD, "c1", holdId, "{\"creditAccountId\":1,\"amount\":\"20.00\",\"currency\":\"TRY\"}");
         assertEquals(201, capture.status());
         assertEquals("{\"holdId\":\"" + holdId + "\",\"transferId\":\"" + transferId(5) + "\",\"kind\":\"capture\"," +
-            "\"debitAccountId\":2,\"creditAccountId\":1,\"amount\":\"20.00\",\"currency\":\"TRY\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
+            "\"debitAccountId\":\"2\",\"creditAccountId\":\"1\",\"amount\":\"20.00\",\"currency\":\"TRY\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
             capture.body());
 
         ledger.submit(Route.CREATE_HOLD, "h2", null, "{\"accountId\":2,\"amount\":\"7.5\",\"currency\":\"TRY\",\"expiresInMs\":1000}");
         final Reply voided = ledger.submit(Route.VOID_HOLD, "v1", holdId(6), "");
-        assertEquals("{\"holdId\":\"" + holdId(6) + "\",\"accountId\":2,\"releasedAmount\":\"7.50\",\"currency\":\"TRY\"," +
+        assertEquals("{\"holdId\":\"" + holdId(6) + "\",\"accountId\":\"2\",\"releasedAmount\":\"7.50\",\"currency\":\"TRY\"," +
             "\"voidedAt\":\"2026-01-01T00:00:00.000Z\"}", voided.body());
 
         final Reply reversal = ledger.submit(Route.REVERSE_TRANSFER, "r1", transferId(3), "{\"amount\":\"100\",\"currency\":\"TRY\"}");
         assertEquals("{\"id\":\"" + transferId(8) + "\",\"kind\":\"reversal\",\"reversedTransferId\":\"" + transferId(3) + "\"," +
-            "\"debitAccountId\":2,\"creditAccountId\":1,\"amount\":\"100.00\",\"currency\":\"TRY\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
+            "\"debitAccountId\":\"2\",\"creditAccountId\":\"1\",\"amount\":\"100.00\",\"currency\":\"TRY\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
             reversal.body());
     }
 
@@ -149,7 +149,7 @@ class ResponseRendererTest
         final String withMetadata = TRANSFER.replace("}", ",\"metadata\":{\"orderId\":\"A-17\",\"city\":\"\u0130zmir\"}}");
         final Reply reply = ledger.submit(Route.CREATE_TRANSFER, "t1", null, withMetadata);
         assertEquals(201, reply.status());
-        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":1,\"creditAccountId\":2," +
+        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":\"1\",\"creditAccountId\":\"2\"," +
             "\"amount\":\"1000.00\",\"currency\":\"TRY\",\"reference\":\"inv-45982\",\"metadata\":{\"city\":\"\u0130zmir\",\"orderId\":\"A-17\"}," +
             "\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", reply.body());
 
@@ -235,10 +235,10 @@ class ResponseRendererTest
     void shouldRenderInsufficientFundsWithTheAccountAndAmount()
     {
         final Reply reply = ledger.submit(Route.CREATE_TRANSFER, "t9", null,
-            "{\"debitAccountId\":2,\"creditAccountId\":1,\"amount\":\"0.01\",\"currency\":\"TRY\"}");
+            "{\"debitAccountId\":\"2\",\"creditAccountId\":\"1\",\"amount\":\"0.01\",\"currency\":\"TRY\"}");
         assertEquals(422, reply.status());
         assertEquals("{\"type\":\"https://tally.dev/problems/insufficient-funds\",\"title\":\"Insufficient funds\",\"status\":422," +
-            "\"detail\":\"the account does not have enough available funds\",\"accountId\":2,\"amount\":\"0.01\",\"currency\":\"TRY\"}",
+            "\"detail\":\"the account does not have enough available funds\",\"accountId\":\"2\",\"amount\":\"0.01\",\"currency\":\"TRY\"}",
             reply.body());
     }
 
@@ -246,15 +246,15 @@ class ResponseRendererTest
     void shouldNameTheAccountAHoldFoundMissingOrInAnotherCurrency()
     {
         final Reply missing = ledger.submit(Route.CREATE_HOLD, "h10", null,
-            "{\"accountId\":9,\"amount\":\"0.01\",\"currency\":\"TRY\",\"expiresInMs\":60000}");
+            "{\"accountId\":\"9\",\"amount\":\"0.01\",\"currency\":\"TRY\",\"expiresInMs\":60000}");
         assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
-            "\"detail\":\"account 9 does not exist\",\"accountId\":9}", missing.body());
+            "\"detail\":\"account 9 does not exist\",\"accountId\":\"9\"}", missing.body());
         final Reply mismatch = ledger.submit(Route.CREATE_HOLD, "h11", null,
-            "{\"accountId\":1,\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}");
+            "{\"accountId\":\"1\",\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}");
         assertEquals("{\"type\":\"https://tally.dev/problems/currency-mismatch\",\"title\":\"Currency mismatch\",\"status\":422," +
-            "\"detail\":\"account 1 is not in USD, the currency of the hold asked for\",\"accountId\":1}", mismatch.body());
+            "\"detail\":\"account 1 is not in USD, the currency of the hold asked for\",\"accountId\":\"1\"}", mismatch.body());
         assertEquals(mismatch.body(), ledger.submit(Route.CREATE_HOLD, "h11", null,
-            "{\"accountId\":1,\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}").body(), "the same on a replay");
+            "{\"accountId\":\"1\",\"amount\":\"0.01\",\"currency\":\"USD\",\"expiresInMs\":60000}").body(), "the same on a replay");
     }
 
     @Test
@@ -265,19 +265,44 @@ class ResponseRendererTest
         final String holdId = idIn(hold.body());
         final Reply missing = ledger.submit(Route.CAPTURE_HOLD, "c1", holdId, "{\"creditAccountId\":9}");
         assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
-            "\"detail\":\"account 9 does not exist\",\"accountId\":9}", missing.body());
+            "\"detail\":\"account 9 does not exist\",\"accountId\":\"9\"}", missing.body());
         final Reply askedInUsd = ledger.submit(Route.CAPTURE_HOLD, "c2", holdId, "{\"creditAccountId\":2,\"amount\":\"1.00\",\"currency\":\"USD\"}");
         assertEquals("{\"type\":\"https://tally.dev/problems/currency-mismatch\",\"title\":\"Currency mismatch\",\"status\":422," +
             "\"detail\":\"the currency does not match the currency of the accounts or hold involved\"}", askedInUsd.body());
     }
 
     @Test
-    void shouldNameNoAccountOfATransferWhoseResultDoesNotRecordWhichFailed()
+    void shouldNameTheAccountATransferFoundMissingOrInAnotherCurrency()
     {
         final Reply missing = ledger.submit(Route.CREATE_TRANSFER, "t10", null,
-            "{\"debitAccountId\":1,\"creditAccountId\":9,\"amount\":\"0.01\",\"currency\":\"TRY\"}");
+            "{\"debitAccountId\":\"1\",\"creditAccountId\":\"9\",\"amount\":\"0.01\",\"currency\":\"TRY\"}");
         assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
-            "\"detail\":\"an account named by the request does not exist\"}", missing.body());
+            "\"detail\":\"account 9 does not exist\",\"accountId\":\"9\"}", missing.body());
+        ledger.submit(Route.CREATE_ACCOUNT, "a5", null, "{\"id\":5,\"currency\":\"USD\"}");
+        final Reply mismatch = ledger.submit(Route.CREATE_TRANSFER, "t11", null,
+            "{\"debitAccountId\":1,\"creditAccountId\":5,\"amount\":\"0.01\",\"currency\":\"TRY\"}");
+        assertEquals("{\"type\":\"https://tally.dev/problems/currency-mismatch\",\"title\":\"Currency mismatch\",\"status\":422," +
+            "\"detail\":\"account 5 is not in TRY, the currency of the transfer\",\"accountId\":\"5\"}", mismatch.body());
+    }
+
+    @Test
+    void shouldNameNoAccountOfATransferRejectedBeforeTheLedgerRecordedWhichFailed()
+    {
+        // journaled before Command.rejectionNamesAccount: the stored result's extra is 0, and its replay says what it said then
+        final Command command = new Command();
+        command.type = CommandType.TRANSFER;
+        command.debitAccountId = 1;
+        command.creditAccountId = 9;
+        final Result result = new Result();
+        result.code = ResultCode.ACCOUNT_NOT_FOUND;
+        result.type = CommandType.TRANSFER;
+        result.accountA = 1;
+        result.accountB = 9;
+        final ByteBuf body = Unpooled.buffer();
+        assertEquals(422, renderer.render(command, result, body).status());
+        assertEquals("{\"type\":\"https://tally.dev/problems/account-not-found\",\"title\":\"Account not found\",\"status\":422," +
+            "\"detail\":\"an account named by the request does not exist\"}", body.toString(StandardCharsets.UTF_8));
+        body.release();
     }
 
     @Test
@@ -381,10 +406,10 @@ class ResponseRendererTest
         assertEquals(200, first.status());
         assertFalse(first.replayed());
         assertEquals("{\"atomic\":false,\"results\":[" +
-            "{\"index\":0,\"status\":201,\"body\":{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":1,\"creditAccountId\":2," +
+            "{\"index\":0,\"status\":201,\"body\":{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":\"1\",\"creditAccountId\":\"2\"," +
             "\"amount\":\"1000.00\",\"currency\":\"TRY\",\"reference\":\"inv-45982\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}}," +
             "{\"index\":1,\"status\":422,\"body\":{\"type\":\"https://tally.dev/problems/insufficient-funds\",\"title\":\"Insufficient funds\"," +
-            "\"status\":422,\"detail\":\"the account does not have enough available funds\",\"accountId\":2,\"amount\":\"1000.01\"," +
+            "\"status\":422,\"detail\":\"the account does not have enough available funds\",\"accountId\":\"2\",\"amount\":\"1000.01\"," +
             "\"currency\":\"TRY\"}}]}", first.body());
 
         ledger.advanceMs(60_000);
@@ -415,9 +440,22 @@ class ResponseRendererTest
         final ByteBuf body = Unpooled.buffer();
         final RenderedResponse response = renderer.renderAccount(view, body);
         assertEquals(200, response.status());
-        assertEquals("{\"id\":2,\"currency\":\"TRY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"0.00\"," +
+        assertEquals("{\"id\":\"2\",\"currency\":\"TRY\",\"subBalances\":1,\"debitsMustNotExceedCredits\":true,\"overdraftLimit\":\"0.00\"," +
             "\"status\":\"active\",\"creditsFrozen\":false,\"posted\":\"1000.00\",\"held\":\"0.50\",\"available\":\"999.50\",\"subBalanceDetail\":[{\"index\":0,\"posted\":\"1000.00\"," +
-            "\"held\":\"0.50\",\"available\":\"999.50\"}]}", body.toString(StandardCharsets.UTF_8));
+            "\"held\":\"0.50\",\"available\":\"999.50\"}],\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", body.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldLeaveOutTheCreationTimeOfAnAccountTheLedgerDoesNotKnowItFor()
+    {
+        // an account restored from a snapshot written before the ledger kept creation times
+        final AccountView view = ledger.ledger().readAccount(2, TENANT, new AccountView());
+        view.createdNs = 0;
+        final ByteBuf body = Unpooled.buffer();
+        renderer.renderAccount(view, body);
+        final String json = body.toString(StandardCharsets.UTF_8);
+        assertTrue(json.endsWith("\"available\":\"0.00\"}]}"), json);
+        assertFalse(json.contains("createdAt"), json);
     }
 
     @Test
@@ -493,7 +531,7 @@ class ResponseRendererTest
         final TransferView view = ledger.ledger().readTransfer(id.hi(), id.lo(), TENANT, new TransferView());
         final ByteBuf body = Unpooled.buffer();
         assertEquals(200, renderer.renderTransfer(view, body).status());
-        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":1,\"creditAccountId\":2,\"amount\":\"1000.00\"," +
+        assertEquals("{\"id\":\"" + transferId(3) + "\",\"kind\":\"transfer\",\"debitAccountId\":\"1\",\"creditAccountId\":\"2\",\"amount\":\"1000.00\"," +
             "\"currency\":\"TRY\",\"reversedAmount\":\"1.50\",\"reference\":\"inv-45982\",\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
             body.toString(StandardCharsets.UTF_8));
     }

@@ -44,9 +44,11 @@ import dev.tally.ledger.table.Digest128Index;
  * </pre>
  * Sub-balance 0 lives in the record; sub-balance {@code i >= 1} lives in the pair of its global slot,
  * {@code PAIRS_BASE + 2 * (SUB_BASE + i)}, so a hot account's pairs are adjacent (16 of them: 4 lines). The
- * pair of each global slot that is some account's sub-balance 0 is never used (16 bytes per account):
+ * pair of each global slot that is some account's sub-balance 0 holds no balance (16 bytes per account):
  * the price of keeping global sub-balance slots dense and in creation order, as the snapshot and the
- * read methods see them.
+ * read methods see them. Its first long keeps the account's creation time (journaled nanoseconds, 0 for an
+ * account restored from a snapshot written before it was kept), so the time travels in snapshots with no
+ * format change and costs no memory.
  *
  * <p>Memory: 64 bytes per account record + 16 bytes per sub-balance pair + 4 bytes per sub-balance owner
  * + 4-5 bytes per sub-balance of touched list + 16 bytes of (tenant, id) index per account + 8 bytes of low-balance
@@ -525,6 +527,18 @@ public final class Accounts
         return (int)cells[record(slot) + SUB_BASE] + i;
     }
 
+    /** Keeps the account's creation time (journaled), in the unused pair of its sub-balance 0 (see the class comment). */
+    public void created(final int slot, final long timestampNs)
+    {
+        cells[pairsBase + 2 * subSlot(slot, 0)] = timestampNs;
+    }
+
+    /** @return the account's creation time in journaled nanoseconds, or 0 when a snapshot from before it was kept restored it. */
+    public long createdNs(final int slot)
+    {
+        return cells[pairsBase + 2 * subSlot(slot, 0)];
+    }
+
     /** @return posted of a global sub-balance slot. */
     public long posted(final int subSlot)
     {
@@ -594,6 +608,12 @@ public final class Accounts
                 digest.add(thresholds[slot]);
             }
             digest.add(cells[record + POSTED]).add(cells[record + HELD]);
+            final long createdNs = pairs[pairsBase + 2 * (int)cells[record + SUB_BASE]];
+            if (createdNs != 0)
+            {
+                // 0 in a state restored from an image written before the time was kept: it hashes as it did then
+                digest.add(createdNs);
+            }
             for (int i = 1; i < count; i++)
             {
                 final int pair = pairsBase + 2 * ((int)cells[record + SUB_BASE] + i);

@@ -106,6 +106,13 @@ public final class Command
      * accept it only if it remembers the reference itself as free — it cannot know that — and refuses it for now.
      */
     public boolean referenceUnchecked;
+    /**
+     * The command is decided under the rule that a transfer's {@code account-not-found} or {@code currency-mismatch}
+     * names the account it is about (in {@link dev.tally.ledger.result.Result#extra}). True for every command made now;
+     * journaled with it, so that a replay of a record written before the rule decides, and stores, exactly what was
+     * answered then (the decoder reads false there).
+     */
+    public boolean rejectionNamesAccount = true;
 
     // ---- what the journal stage read from the cold index before journaling (journaled with the command) ----
     /**
@@ -186,6 +193,7 @@ public final class Command
         metadataLength = 0;
         referenceTaken = false;
         referenceUnchecked = false;
+        rejectionNamesAccount = true;
         coldWatermark = 0;
         coldKeyFound = false;
         coldTransferFound = false;
@@ -240,6 +248,7 @@ public final class Command
         referenceLength = other.referenceLength;
         referenceTaken = other.referenceTaken;
         referenceUnchecked = other.referenceUnchecked;
+        rejectionNamesAccount = other.rejectionNamesAccount;
         coldWatermark = other.coldWatermark;
         coldKeyFound = other.coldKeyFound;
         if (coldKeyFound)

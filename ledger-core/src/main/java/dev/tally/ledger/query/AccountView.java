@@ -28,6 +28,8 @@ public final class AccountView
     public int lowBalanceAlertState;
     /** Low-balance threshold, minor units; 0 without one. */
     public long lowBalanceThresholdMinor;
+    /** Journaled time of the account's creation, epoch nanoseconds; 0 when not known (see {@code Accounts.createdNs}). */
+    public long createdNs;
     public final long[] postedMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
     public final long[] heldMinor = new long[LedgerLimits.SUB_BALANCES_MAX];
 
@@ -80,6 +82,7 @@ public final class AccountView
         asOfJournalIndex = other.asOfJournalIndex;
         lowBalanceAlertState = other.lowBalanceAlertState;
         lowBalanceThresholdMinor = other.lowBalanceThresholdMinor;
+        createdNs = other.createdNs;
         System.arraycopy(other.postedMinor, 0, postedMinor, 0, other.subBalances);
         System.arraycopy(other.heldMinor, 0, heldMinor, 0, other.subBalances);
         return this;

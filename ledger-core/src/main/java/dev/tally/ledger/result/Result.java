@@ -15,7 +15,7 @@ import dev.tally.ledger.command.CommandType;
  * <pre>
  * type               accountA         accountB          amountMinor        extra (+ extraTimestampNs)
  * CREATE_ACCOUNT     account id       -                 -                  -
- * TRANSFER           debit account    credit account    amount             -
+ * TRANSFER           debit account    credit account    amount             - (see below)
  * REVERSE_TRANSFER   debit account    credit account    amount reversed    journal index of the reversed transfer
  * CREATE_HOLD        account          -                 amount held        deadline (epoch ms)
  * CAPTURE_HOLD       held account     credit account    amount captured    journal index of the hold
@@ -27,6 +27,9 @@ import dev.tally.ledger.command.CommandType;
  *                                                       removed), minor
  * DUPLICATE_REFERENCE (any)           -                 -                  journal index of the existing transfer
  * ACCOUNT_FROZEN, ACCOUNT_CLOSED, ACCOUNT_NOT_EMPTY (any)                   id of the account that refused
+ * ACCOUNT_NOT_FOUND, CURRENCY_MISMATCH (TRANSFER)                           id of the account missing or in another
+ *                                                                          currency; 0 for a command journaled before
+ *                                                                          that rule ({@link dev.tally.ledger.command.Command#rejectionNamesAccount})
  * </pre>
  */
 public final class Result

@@ -224,7 +224,10 @@ final class RequestSource
             numberAfter(buffer, bodyIndex, end, CREDIT_ACCOUNT_ID) == layout.id(layout.creditIndex(keySeq, 0));
     }
 
-    /** @return the unsigned decimal following the first {@code name} in the range, or -1. */
+    /**
+     * @return the unsigned decimal following the first {@code name} in the range, as a JSON number or a string of digits
+     *         (Tally writes account ids as strings, the peer as numbers), or -1.
+     */
     private static long numberAfter(final ByteBuf buffer, final int from, final int end, final byte[] name)
     {
         final int at = indexOf(buffer, from, end, name);
@@ -232,8 +235,9 @@ final class RequestSource
         {
             return -1;
         }
+        final int first = at + name.length;
         long value = 0;
-        for (int i = at + name.length; i < end; i++)
+        for (int i = first < end && buffer.getByte(first) == '"' ? first + 1 : first; i < end; i++)
         {
             final int digit = buffer.getByte(i) - '0';
             if (digit < 0 || digit > 9)

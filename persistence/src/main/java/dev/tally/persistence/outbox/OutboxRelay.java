@@ -61,6 +61,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
     private final OutboxSql sql;
     private final OutboxCleaner cleaner;
     private final WebhookSender sender;
+    private final TenantNames tenantNames;
     private final List<WebhookSignature> signers = new ArrayList<>();
     private AgentRunner runner;
 
@@ -86,7 +87,17 @@ public final class OutboxRelay implements Agent, AutoCloseable
      */
     public OutboxRelay(final DataSource dataSource, final RelayConfig config)
     {
+        this(dataSource, config, TenantNames.NONE);
+    }
+
+    /**
+     * A relay as above that names each event's tenant ({@code "tenant"} in the body, {@link DeliveredBody}) from
+     * {@code tenantNames}, called on the relay thread.
+     */
+    public OutboxRelay(final DataSource dataSource, final RelayConfig config, final TenantNames tenantNames)
+    {
         this.config = config;
+        this.tenantNames = tenantNames;
         name = "tally-outbox-relay-" + INSTANCES.incrementAndGet();
         // Every statement of the relay waits at most databaseTimeoutMs for PostgreSQL; the pool's other users are unaffected.
         final DataSource bounded = new BoundedWaitDataSource(dataSource, config.databaseTimeoutMs());
@@ -217,6 +228,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
         final List<DeliveryAttempt> unanswered = new ArrayList<>(events.size() * endpoints.size());
         for (final OutboxEvent event : events)
         {
+            final String tenant = tenantNames.nameOf(event.tenantId());
             for (int i = 0; i < endpoints.size(); i++)
             {
                 final String url = endpoints.get(i).displayUrl();
@@ -224,7 +236,7 @@ public final class OutboxRelay implements Agent, AutoCloseable
                 {
                     unanswered.add(new DeliveryAttempt(event, url, Instant.now(), 0, "no outcome within the request timeout",
                         config.requestTimeoutMs()));
-                    inFlight.add(sender.send(event, endpoints.get(i), signers.get(i)));
+                    inFlight.add(sender.send(event, tenant, endpoints.get(i), signers.get(i)));
                 }
             }
         }

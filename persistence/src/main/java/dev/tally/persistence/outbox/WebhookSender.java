@@ -4,7 +4,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -53,10 +52,14 @@ final class WebhookSender implements AutoCloseable
         requestTimeout = Duration.ofMillis(requestTimeoutMs);
     }
 
-    /** Starts the POST; the future always completes normally, within the request timeout. */
-    CompletableFuture<DeliveryAttempt> send(final OutboxEvent event, final WebhookEndpoint endpoint, final WebhookSignature signer)
+    /**
+     * Starts the POST of the event's payload with its tenant's name ({@link DeliveredBody}; null when not known); the future
+     * always completes normally, within the request timeout.
+     */
+    CompletableFuture<DeliveryAttempt> send(
+        final OutboxEvent event, final String tenant, final WebhookEndpoint endpoint, final WebhookSignature signer)
     {
-        final byte[] body = event.payload().getBytes(StandardCharsets.UTF_8);
+        final byte[] body = DeliveredBody.of(event.payload(), tenant);
         final Instant attemptedAt = Instant.now();
         final HttpRequest request = HttpRequest.newBuilder(endpoint.url())
             .timeout(requestTimeout)

@@ -11,7 +11,7 @@ import org.agrona.collections.Long2LongHashMap;
  * {@code tally_outbox_payload} (migration V6) renders them when the row is read (the relay's claim, the
  * {@code outbox_events} view), so a plain transfer's facts are stored and parsed once.
  *
- * <p>Payload, schema version 1 (consumers must ignore fields they do not know; a change that removes or
+ * <p>Payload, schema version 2 (consumers must ignore fields they do not know; a change that removes or
  * re-types a field gets a new {@code schemaVersion}). Every event carries {@code schemaVersion, eventId,
  * type, tenantId, journalIndex, occurredAt} (journaled time, ISO-8601 UTC) and then:
  * <pre>
@@ -31,6 +31,9 @@ import org.agrona.collections.Long2LongHashMap;
  * AccountBalanceLow, AccountBalanceRecovered
  *                    accountId, currency, available, availableMinor (after the command), threshold, thresholdMinor
  * </pre>
+ * {@code tenantId} and every account id are JSON strings of their decimal digits (version 1 wrote them as numbers,
+ * which a JavaScript consumer reads through a double, exact only up to 2^53); the relay adds {@code tenant}, the
+ * tenant's name, when it delivers ({@code OutboxRelay}). {@code journalIndex} and the minor-unit integers stay numbers.
  * {@code amount} is a decimal string in major units (as in the HTTP API), {@code amountMinor} the integer.
  * A member with nothing to say is {@code null}, never left out ({@code reference}, {@code metadata}), so a
  * consumer reads one shape per event type. {@code metadata} is the client's object as the gateway canonicalised
@@ -45,7 +48,7 @@ import org.agrona.collections.Long2LongHashMap;
 final class EventPayloads
 {
     /** The payload schema this writer produces. */
-    static final int SCHEMA_VERSION = 1;
+    static final int SCHEMA_VERSION = 2;
 
     void row(final CopyBuffer out, final WriteBatch b, final int i, final Long2LongHashMap holdIdHi, final Long2LongHashMap holdIdLo)
     {
@@ -92,13 +95,13 @@ final class EventPayloads
         out.appendAscii("{\"schemaVersion\":").appendLong(SCHEMA_VERSION);
         out.appendAscii(",\"eventId\":\"").appendUuid(eventHi, eventLo);
         out.appendAscii("\",\"type\":\"").appendAscii(type.wireName());
-        out.appendAscii("\",\"tenantId\":").appendLong(b.eventTenant[i]);
-        out.appendAscii(",\"journalIndex\":").appendLong(command);
+        out.appendAscii("\",\"tenantId\":\"").appendLong(b.eventTenant[i]);
+        out.appendAscii("\",\"journalIndex\":").appendLong(command);
         out.appendAscii(",\"occurredAt\":\"").appendIsoInstant(Math.floorDiv(time, 1_000_000L)).appendAscii("\"");
         switch (type)
         {
             case ACCOUNT_CREATED:
-                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventSubject[i]).appendAscii("\"");
                 currency(out, b.eventCurrency[i]);
                 out.appendAscii(",\"subBalances\":").appendLong(b.eventExtra[i]);
                 out.appendAscii(",\"debitsMustNotExceedCredits\":").appendAscii(b.eventAuxInt[i] != 0 ? "true" : "false");
@@ -106,23 +109,23 @@ final class EventPayloads
                 metadata(out, b, i);
                 break;
             case ACCOUNT_METADATA_UPDATED:
-                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventSubject[i]).appendAscii("\"");
                 currency(out, b.eventCurrency[i]);
                 metadata(out, b, i);
                 break;
             case ACCOUNT_FROZEN:
-                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventSubject[i]).appendAscii("\"");
                 currency(out, b.eventCurrency[i]);
                 out.appendAscii(",\"creditsFrozen\":").appendAscii(b.eventExtra[i] != 0 ? "true" : "false");
                 break;
             case ACCOUNT_UNFROZEN:
             case ACCOUNT_CLOSED:
-                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventSubject[i]).appendAscii("\"");
                 currency(out, b.eventCurrency[i]);
                 break;
             case ACCOUNT_BALANCE_LOW:
             case ACCOUNT_BALANCE_RECOVERED:
-                out.appendAscii(",\"accountId\":").appendLong(b.eventSubject[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventSubject[i]).appendAscii("\"");
                 currency(out, b.eventCurrency[i]);
                 decimal(out, "available", b.eventAmount[i], b.eventCurrency[i]);
                 decimal(out, "threshold", b.eventExtra[i], b.eventCurrency[i]);
@@ -136,7 +139,7 @@ final class EventPayloads
                 break;
             case HOLD_CREATED:
                 holdId(out, b, i, holdIdHi, holdIdLo);
-                out.appendAscii(",\"accountId\":").appendLong(b.eventAccountA[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventAccountA[i]).appendAscii("\"");
                 amount(out, b, i);
                 out.appendAscii(",\"expiresAt\":\"").appendIsoInstant(b.eventExtra[i]).appendAscii("\"");
                 break;
@@ -149,7 +152,7 @@ final class EventPayloads
                 break;
             default:
                 holdId(out, b, i, holdIdHi, holdIdLo);
-                out.appendAscii(",\"accountId\":").appendLong(b.eventAccountA[i]);
+                out.appendAscii(",\"accountId\":\"").appendLong(b.eventAccountA[i]).appendAscii("\"");
                 amount(out, b, i);
                 break;
         }
@@ -179,8 +182,8 @@ final class EventPayloads
 
     private static void twoAccounts(final CopyBuffer out, final WriteBatch b, final int i, final String a, final String bName)
     {
-        out.appendAscii(",\"").appendAscii(a).appendAscii("\":").appendLong(b.eventAccountA[i]);
-        out.appendAscii(",\"").appendAscii(bName).appendAscii("\":").appendLong(b.eventAccountB[i]);
+        out.appendAscii(",\"").appendAscii(a).appendAscii("\":\"").appendLong(b.eventAccountA[i]);
+        out.appendAscii("\",\"").appendAscii(bName).appendAscii("\":\"").appendLong(b.eventAccountB[i]).appendAscii("\"");
     }
 
     private static void amount(final CopyBuffer out, final WriteBatch b, final int i)

@@ -27,8 +27,8 @@ class EmbeddedDatabaseTest
         {
             try (Database db = Database.connect(first))
             {
-                assertEquals(10, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay, V4 transfer metadata, V5 indexes, V6 outbox payloads," +
-                    " V7 entry history, V8 account status, V9 account metadata, V10 low-balance alert events");
+                assertEquals(11, db.migrate(), "V1 ledger, V2 partitions, V3 outbox relay, V4 transfer metadata, V5 indexes, V6 outbox payloads," +
+                    " V7 entry history, V8 account status, V9 account metadata, V10 low-balance alert events, V11 outbox ids as strings");
             }
             try (Connection c = DriverManager.getConnection(first.jdbcUrl()); Statement s = c.createStatement())
             {

@@ -115,6 +115,7 @@ class OutboxRelayTest
                 assertEquals(event.toString(), r.eventId());
                 assertEquals("TransferPosted", r.eventType());
                 assertTrue(r.body().contains("\"schemaVersion\": 1"), r.body());
+                assertTrue(r.body().startsWith("{\"tenant\": null, \"type\": "), () -> "a relay told no names: " + r.body());
             }
             assertEquals(Set.of(1, 2, 3, 4), Set.copyOf(got.stream().map(WebhookReceiver.Received::attemptHeader).toList()));
         }

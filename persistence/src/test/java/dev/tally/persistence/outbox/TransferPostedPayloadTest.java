@@ -56,13 +56,16 @@ class TransferPostedPayloadTest
     private record Posted(Result result, long tenantId, long debit, long credit, long amountMinor, String reference, String metadata,
                           String currency, String amountText)
     {
-        /** @return the payload the writer stored for this event before V6: schema version 1, in its member order. */
+        /**
+         * @return the payload a stored one would be, in the writer's member order: schema version 2 (V11), ids as strings, as
+         *         the writer stores every other event's.
+         */
         String expectedPayload()
         {
-            return "{\"schemaVersion\":1,\"eventId\":\"" + eventId(result) + "\",\"type\":\"TransferPosted\",\"tenantId\":" + tenantId +
-                ",\"journalIndex\":" + result.originIndex + ",\"occurredAt\":\"" + OCCURRED_AT.format(Instant.ofEpochMilli(
+            return "{\"schemaVersion\":2,\"eventId\":\"" + eventId(result) + "\",\"type\":\"TransferPosted\",\"tenantId\":\"" + tenantId +
+                "\",\"journalIndex\":" + result.originIndex + ",\"occurredAt\":\"" + OCCURRED_AT.format(Instant.ofEpochMilli(
                 Math.floorDiv(result.originTimestampNs, 1_000_000L))) + "\",\"transferId\":\"" + LedgerScenario.transferId(result) +
-                "\",\"debitAccountId\":" + debit + ",\"creditAccountId\":" + credit + ",\"amount\":\"" + amountText + "\",\"amountMinor\":" +
+                "\",\"debitAccountId\":\"" + debit + "\",\"creditAccountId\":\"" + credit + "\",\"amount\":\"" + amountText + "\",\"amountMinor\":" +
                 amountMinor + ",\"currency\":\"" + currency + "\",\"reference\":" + (reference == null ? "null" : "\"" +
                 reference.replace("\\", "\\\\").replace("\"", "\\\"") + "\"") + ",\"metadata\":" + (metadata == null ? "null" : metadata) + "}";
         }

@@ -204,6 +204,18 @@ class EventPayloadsTest
             payload("AccountBalanceRecovered", crossedBack, "account", "2"));
     }
 
+    @Test
+    void shouldWriteTheTenantAndEveryAccountIdAsAString() throws SQLException
+    {
+        // A JavaScript consumer reads a JSON number through a double, exact only up to 2^53: ids go out as strings.
+        final String ids = "FROM outbox_events o, jsonb_each(o.payload) m WHERE m.key IN ('tenantId', 'accountId', 'debitAccountId'," +
+            " 'creditAccountId')";
+        assertEquals("0", text("SELECT count(*) " + ids + " AND jsonb_typeof(m.value) <> 'string'"));
+        assertTrue(Long.parseLong(text("SELECT count(*) " + ids + " AND jsonb_typeof(m.value) = 'string'")) > 20);
+        assertEquals("0", text("SELECT count(*) FROM outbox_events WHERE (payload->>'schemaVersion')::int <> 2"));
+        assertEquals("number", text("SELECT DISTINCT jsonb_typeof(payload->'journalIndex') FROM outbox_events"));
+    }
+
     // ---- expected payloads ----
 
     /** An alert of account 2 (threshold 40.00 USD) after the transfer {@code command}, whose own event takes ordinal 0. */
@@ -225,7 +237,7 @@ class EventPayloadsTest
     private static Map<String, String> common(final Command command, final String type)
     {
         final Map<String, String> m = new LinkedHashMap<>();
-        m.put("schemaVersion", "1");
+        m.put("schemaVersion", "2");
         m.put("eventId", new UUID(Uuid7.hi(command.timestampNs, Uuid7.KIND_EVENT), Uuid7.lo(command.journalIndex, 0)).toString());
         m.put("type", type);
         m.put("tenantId", "1");

@@ -97,7 +97,7 @@ class LedgerWriterConvergenceTest
             {
                 assertEquals(s.ledger.lastJournalIndex(), one(st, "SELECT journal_index FROM ledger_watermark"));
                 assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox"), "one outbox row per event");
-                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox_events WHERE (payload->>'schemaVersion')::int = 1" +
+                assertEquals(s.eventsEmitted(), one(st, "SELECT count(*) FROM outbox_events WHERE (payload->>'schemaVersion')::int = 2" +
                     " AND payload->>'eventId' = id::text AND published_at IS NULL"));
                 assertEquals(2 * one(st, "SELECT count(*) FROM transfers"), one(st, "SELECT count(*) FROM ledger_entries"));
                 assertEquals(0, one(st, "SELECT coalesce(sum(amount_minor), 0) FROM ledger_entries"), "double entry");

@@ -63,7 +63,8 @@ public final class ServeCommand implements Callable<Integer>
     Path dataDir;
 
     @CommandLine.Option(names = "--api-key", split = ",", paramLabel = "TENANT:KEY",
-        description = "A tenant's API key, repeatable (in TALLY_API_KEY or the file: comma-separated). The key is never logged.")
+        description = "A tenant's API key, repeatable (in TALLY_API_KEY or the file: comma-separated). The key is never logged; " +
+            "webhooks name the tenant by TENANT.")
     List<String> apiKeys = new ArrayList<>();
 
     @CommandLine.Option(names = "--keys-file", paramLabel = "FILE",

@@ -47,7 +47,7 @@ class AccountLifecycleOverHttpIT extends OneServerPerClass
     private static void assertRefusedBy(final Reply reply, final String slug, final long accountId)
     {
         assertProblem(reply, 422, slug);
-        assertEquals(accountId, reply.json().get("accountId").asLong(), reply::toString);
+        assertEquals(accountId, reply.json().get("accountId").asId(), reply::toString);
         assertTrue(reply.json().get("detail").text().contains("account " + accountId), reply::toString);
     }
 
@@ -108,7 +108,7 @@ class AccountLifecycleOverHttpIT extends OneServerPerClass
         final TallyClient other = client.withApiKey(Servers.OTHER_TENANT_KEY);
         final Reply foreign = other.post("/v1/accounts/" + CAROL + "/freeze", "foreign-1", "");
         assertProblem(foreign, 404, "not-found");
-        assertEquals(CAROL, foreign.json().get("accountId").asLong());
+        assertEquals(CAROL, foreign.json().get("accountId").asId());
         assertProblem(other.post("/v1/accounts/" + CAROL + "/close", "foreign-2", ""), 404, "not-found");
         assertEquals("active", client.get("/v1/accounts/" + CAROL).json().get("status").text());
         assertProblem(client.post("/v1/accounts/999/freeze", "unknown-1", ""), 404, "not-found");
@@ -157,6 +157,6 @@ class AccountLifecycleOverHttpIT extends OneServerPerClass
         assertEquals(List.of("AccountCreated", "AccountFrozen", "AccountUnfrozen", "AccountClosed"),
             events.stream().map(e -> e.substring(0, e.indexOf(' '))).toList(), events::toString);
         assertTrue(events.get(1).contains("\"creditsFrozen\": true"), events::toString);
-        assertTrue(events.get(3).contains("\"accountId\": " + dave), events::toString);
+        assertTrue(events.get(3).contains("\"accountId\": \"" + dave + "\""), events::toString);
     }
 }

@@ -70,7 +70,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertEquals(200, read.status(), read::toString);
         assertTrue(read.body().contains("\"metadata\":" + OPS_EU), read::toString);
         assertEquals("active", read.json().get("status").text());
-        final Reply plain = client.get("/v1/accounts/" + created(22).json().get("id").asLong());
+        final Reply plain = client.get("/v1/accounts/" + created(22).json().get("id").asId());
         assertFalse(plain.json().has("metadata"), plain::toString);
     }
 
@@ -83,7 +83,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         final Reply updated = put(id, "meta-put-31", "{\"team\":\"risk\",\"costCenter\":\"CC-12\"}");
 
         assertEquals(200, updated.status(), updated::toString);
-        assertEquals(id, updated.json().get("id").asLong());
+        assertEquals(id, updated.json().get("id").asId());
         assertTrue(updated.body().contains("\"metadata\":{\"costCenter\":\"CC-12\",\"team\":\"risk\"}"), updated::toString);
         assertTrue(updated.json().has("updatedAt"), updated::toString);
         final Reply retry = put(id, "meta-put-31", "{\"costCenter\": \"CC-12\", \"team\": \"risk\"}");
@@ -168,7 +168,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
 
         final Reply foreign = put(other, id, "foreign-61", "{\"metadata\":{\"team\":\"theirs\"}}");
         assertProblem(foreign, 422, "account-not-found");
-        assertEquals(id, foreign.json().get("accountId").asLong(), foreign::toString);
+        assertEquals(id, foreign.json().get("accountId").asId(), foreign::toString);
         assertProblem(other.get("/v1/accounts/" + id), 404, "not-found");
         assertEquals(0, other.get("/v1/accounts?metadata=team:ops").json().get("accounts").size(), "another tenant's accounts never list");
         assertTrue(client.get("/v1/accounts/" + id).body().contains("\"metadata\":{\"team\":\"ops\"}"), "unchanged");
@@ -177,7 +177,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertEquals(200, client.post("/v1/accounts/" + id + "/close", "close-61", "").status());
         final Reply closed = put(id, "closed-61", "{\"team\":\"x\"}");
         assertProblem(closed, 422, "account-closed");
-        assertEquals(id, closed.json().get("accountId").asLong());
+        assertEquals(id, closed.json().get("accountId").asId());
         final Reply closedAgain = put(id, "closed-61", "{\"team\":\"x\"}");
         assertTrue(closedAgain.replayed());
         assertEquals(closed.body(), closedAgain.body(), "a stored rejection, byte for byte");
@@ -217,7 +217,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertTrue(events.get(0).contains("\"metadata\": {\"team\": \"ops\"}"), events::toString);
         assertTrue(events.get(1).contains("\"metadata\": {\"team\": \"risk\"}"), events::toString);
         assertTrue(events.get(2).contains("\"metadata\": null"), events::toString);
-        assertTrue(events.get(3).contains("\"accountId\": " + id), events::toString);
+        assertTrue(events.get(3).contains("\"accountId\": \"" + id + "\""), events::toString);
     }
 
     @Test
@@ -302,7 +302,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         final List<Long> ids = new ArrayList<>();
         for (int i = 0; i < accounts.size(); i++)
         {
-            ids.add(accounts.at(i).get("id").asLong());
+            ids.add(accounts.at(i).get("id").asId());
         }
         return ids;
     }

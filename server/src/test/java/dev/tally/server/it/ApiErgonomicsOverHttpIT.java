@@ -19,8 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a new user meets first, over real HTTP on loopback: a 401 says how to authenticate ({@code WWW-Authenticate}), every
- * reply carries a {@code Request-Id} (the client's own when it sent a sane one, pipelined and batched replies included), and
- * a hold's or a capture's {@code account-not-found} and {@code currency-mismatch} name the account at fault, the same on a replay.
+ * reply carries a {@code Request-Id} (the client's own when it sent a sane one, pipelined and batched replies included),
+ * a transfer's, a hold's or a capture's {@code account-not-found} and {@code currency-mismatch} name the account at fault, the
+ * same on a replay, account ids go out as strings (exact above 2^53) and come in as either, and a read of an account gives
+ * the creation time its creation gave.
  */
 class ApiErgonomicsOverHttpIT extends OneServerPerTest
 {
@@ -223,7 +225,7 @@ class ApiErgonomicsOverHttpIT extends OneServerPerTest
         assertEquals(200, batch.status(), batch::toString);
         final Json body = batch.json().get("results").at(0).get("body");
         assertEquals("https://tally.dev/problems/account-not-found", body.get("type").text());
-        assertEquals(MISSING + 2, body.get("accountId").asLong(), "a batch operation's problem names it too");
+        assertEquals(MISSING + 2, body.get("accountId").asId(), "a batch operation's problem names it too");
     }
 
     @Test
@@ -246,11 +248,122 @@ class ApiErgonomicsOverHttpIT extends OneServerPerTest
         assertFalse(askedInUsd.json().has("accountId"), () -> "the request's currency is not an account's: " + askedInUsd);
     }
 
+    @Test
+    void shouldNameTheAccountATransferFoundMissingOrInAnotherCurrencyAndSayItAgainOnAReplay()
+    {
+        createAccount(FUNDING, false);
+        createAccount(CUSTOMER, true);
+        assertEquals(201, client.createAccount(DOLLARS, "USD", false).status());
+
+        final Reply toMissing = client.transfer("to-missing", FUNDING, MISSING, "1.00", TRY, null);
+        assertAccountProblem(toMissing, "account-not-found", MISSING);
+        assertAccountProblem(client.transfer("from-missing", MISSING + 1, CUSTOMER, "1.00", TRY, null), "account-not-found", MISSING + 1);
+        createAccount(MISSING, true);
+        final Reply replayed = client.transfer("to-missing", FUNDING, MISSING, "1.00", TRY, null);
+        assertTrue(replayed.replayed(), replayed::toString);
+        assertEquals(toMissing.body(), replayed.body(), "the stored rejection names the same account, whatever exists now");
+
+        final Reply toDollars = client.transfer("to-dollars", FUNDING, DOLLARS, "1.00", TRY, null);
+        assertAccountProblem(toDollars, "currency-mismatch", DOLLARS);
+        assertTrue(toDollars.json().get("detail").text().contains("not in TRY, the currency of the transfer"), toDollars::toString);
+        assertAccountProblem(client.transfer("from-dollars", DOLLARS, CUSTOMER, "1.00", TRY, null), "currency-mismatch", DOLLARS);
+
+        final Reply batch = client.batch("{\"operations\":[{\"op\":\"transfer\",\"idempotencyKey\":\"batch-missing\",\"body\":" +
+            TallyClient.transferJson(FUNDING, MISSING + 2, "1.00", TRY, null) + "},{\"op\":\"transfer\",\"idempotencyKey\":" +
+            "\"batch-dollars\",\"body\":" + TallyClient.transferJson(DOLLARS, FUNDING, "1.00", TRY, null) + "}]}");
+        assertEquals(200, batch.status(), batch::toString);
+        final Json missing = batch.json().get("results").at(0).get("body");
+        assertEquals("https://tally.dev/problems/account-not-found", missing.get("type").text());
+        assertEquals(MISSING + 2, missing.get("accountId").asId(), "a batch operation's problem names it too");
+        final Json dollars = batch.json().get("results").at(1).get("body");
+        assertEquals("https://tally.dev/problems/currency-mismatch", dollars.get("type").text());
+        assertEquals(DOLLARS, dollars.get("accountId").asId());
+    }
+
+    // ---- ids as strings ----
+
+    @Test
+    void shouldGiveBackAnAccountIdAbove2To53ExactlyAsAStringWhereverItAppears()
+    {
+        // 2^63 - 1 and 2^53 + 1: a JavaScript client reading a JSON number through a double would change both
+        final long big = Long.MAX_VALUE;
+        final long other = 9_007_199_254_740_993L;
+        final Reply created = client.post("/v1/accounts", "big-1", "{\"id\":\"" + big + "\",\"currency\":\"TRY\"," +
+            "\"debitsMustNotExceedCredits\":false}");
+        assertEquals(201, created.status(), created::toString);
+        assertTrue(created.body().contains("\"id\":\"9223372036854775807\""), created::toString);
+        assertEquals(big, created.json().get("id").asId());
+        final Reply numbered = client.post("/v1/accounts", "big-2", "{\"id\":" + other + ",\"currency\":\"TRY\"}");
+        assertEquals(201, numbered.status(), "an id as a JSON number is taken too: " + numbered);
+        assertEquals(other, numbered.json().get("id").asId());
+
+        final Reply read = client.account(big);
+        assertEquals(200, read.status(), read::toString);
+        assertEquals(big, read.json().get("id").asId());
+        final Reply moved = client.post("/v1/transfers", "big-move", "{\"debitAccountId\":\"" + big + "\",\"creditAccountId\":" + other +
+            ",\"amount\":\"3.00\",\"currency\":\"TRY\"}");
+        assertEquals(201, moved.status(), moved::toString);
+        assertEquals(big, moved.json().get("debitAccountId").asId());
+        assertEquals(other, moved.json().get("creditAccountId").asId());
+        final Reply byId = client.transferById(moved.json().get("id").text());
+        assertEquals(big, byId.json().get("debitAccountId").asId());
+        assertEquals(other, byId.json().get("creditAccountId").asId());
+        final Reply hold = client.post("/v1/holds", "big-hold", "{\"accountId\":\"" + other + "\",\"amount\":\"1.00\"," +
+            "\"currency\":\"TRY\",\"expiresInMs\":60000}");
+        assertEquals(201, hold.status(), hold::toString);
+        assertEquals(other, hold.json().get("accountId").asId());
+        final Reply missing = client.transfer("big-missing", big, big - 1, "1.00", TRY, null);
+        assertAccountProblem(missing, "account-not-found", big - 1);
+    }
+
+    @Test
+    void shouldTakeAnIdAsANumberOrAsAStringAsTheSameRequest()
+    {
+        createAccount(FUNDING, false);
+        createAccount(CUSTOMER, true);
+        final Reply asNumbers = client.post("/v1/transfers", "either", "{\"debitAccountId\":" + FUNDING + ",\"creditAccountId\":" + CUSTOMER +
+            ",\"amount\":\"2.00\",\"currency\":\"TRY\"}");
+        assertEquals(201, asNumbers.status(), asNumbers::toString);
+        final Reply asStrings = client.post("/v1/transfers", "either", "{\"debitAccountId\":\"" + FUNDING + "\",\"creditAccountId\":\"" +
+            CUSTOMER + "\",\"amount\":\"2.00\",\"currency\":\"TRY\"}");
+        assertTrue(asStrings.replayed(), () -> "the same fingerprint: a retry, not a reused key: " + asStrings);
+        assertEquals(asNumbers.body(), asStrings.body());
+        final Reply freeze = client.batch("{\"operations\":[{\"op\":\"freeze\",\"idempotencyKey\":\"f\",\"body\":{\"accountId\":\"" +
+            CUSTOMER + "\"}},{\"op\":\"unfreeze\",\"idempotencyKey\":\"u\",\"body\":{\"accountId\":" + CUSTOMER + "}}]}");
+        assertEquals(200, freeze.status(), freeze::toString);
+        assertEquals(CUSTOMER, freeze.json().get("results").at(0).get("body").get("id").asId());
+        assertEquals(CUSTOMER, freeze.json().get("results").at(1).get("body").get("id").asId());
+
+        final String[] invalid = {"\"0\"", "\"-1\"", "\"01\"", "\"1.0\"", "\" 1\"", "\"9223372036854775808\"", "\"\"", "1.5", "true", "null"};
+        for (int i = 0; i < invalid.length; i++)
+        {
+            final String bad = invalid[i];
+            final Reply refused = client.post("/v1/transfers", "bad-" + i, "{\"debitAccountId\":" + bad + ",\"creditAccountId\":" +
+                CUSTOMER + ",\"amount\":\"2.00\",\"currency\":\"TRY\"}");
+            assertEquals(400, refused.status(), () -> bad + ": " + refused);
+            assertEquals("debitAccountId", refused.json().get("field").text(), bad);
+        }
+    }
+
+    // ---- createdAt ----
+
+    @Test
+    void shouldGiveTheCreationTimeOnAReadAsTheCreationReplyGaveIt()
+    {
+        final Reply created = client.createAccount(FUNDING, TRY, false);
+        assertEquals(201, created.status(), created::toString);
+        final Reply read = client.account(FUNDING);
+        assertEquals(200, read.status(), read::toString);
+        assertEquals(created.json().get("createdAt").text(), read.json().get("createdAt").text());
+        final Reply retried = client.createAccount(FUNDING, TRY, false);
+        assertEquals(created.json().get("createdAt").text(), retried.json().get("createdAt").text(), "a retry's too");
+    }
+
     private static void assertAccountProblem(final Reply reply, final String slug, final long accountId)
     {
         assertEquals(422, reply.status(), reply::toString);
         assertEquals(slug, reply.problemSlug());
-        assertEquals(accountId, reply.json().get("accountId").asLong(), reply::toString);
+        assertEquals(accountId, reply.json().get("accountId").asId(), reply::toString);
         assertTrue(reply.json().get("detail").text().contains("account " + accountId), reply::toString);
     }
 

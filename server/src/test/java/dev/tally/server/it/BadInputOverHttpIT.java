@@ -71,7 +71,7 @@ class BadInputOverHttpIT extends OneServerPerTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "debitAccountId as a string   | {\"debitAccountId\":\"2\",\"creditAccountId\":3,\"amount\":\"1.00\",\"currency\":\"TRY\"}         | debitAccountId",
+        "debitAccountId not digits    | {\"debitAccountId\":\"02\",\"creditAccountId\":3,\"amount\":\"1.00\",\"currency\":\"TRY\"}        | debitAccountId",
         "debitAccountId a fraction    | {\"debitAccountId\":2.5,\"creditAccountId\":3,\"amount\":\"1.00\",\"currency\":\"TRY\"}           | debitAccountId",
         "debitAccountId zero          | {\"debitAccountId\":0,\"creditAccountId\":3,\"amount\":\"1.00\",\"currency\":\"TRY\"}             | debitAccountId",
         "creditAccountId null         | {\"debitAccountId\":2,\"creditAccountId\":null,\"amount\":\"1.00\",\"currency\":\"TRY\"}          | creditAccountId",

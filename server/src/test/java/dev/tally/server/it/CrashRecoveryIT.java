@@ -289,7 +289,7 @@ class CrashRecoveryIT
         {
             final Reply reply = client.account(id);
             assertEquals(200, reply.status(), () -> "account after restart: " + reply);
-            bodies.put(reply.json().get("id").asLong(), reply.body());
+            bodies.put(reply.json().get("id").asId(), reply.body());
         }
         return bodies;
     }
@@ -340,8 +340,8 @@ class CrashRecoveryIT
         assertEquals(200, read.status(), () -> "acknowledged transfer " + key + " lost after the crash: " + read);
         final Json transfer = read.json();
         assertEquals(acked.get("amount").text(), transfer.get("amount").text(), key);
-        assertEquals(acked.get("debitAccountId").asLong(), transfer.get("debitAccountId").asLong(), key);
-        assertEquals(acked.get("creditAccountId").asLong(), transfer.get("creditAccountId").asLong(), key);
+        assertEquals(acked.get("debitAccountId").asId(), transfer.get("debitAccountId").asId(), key);
+        assertEquals(acked.get("creditAccountId").asId(), transfer.get("creditAccountId").asId(), key);
         assertEquals("ref-" + key, transfer.get("reference").text());
     }
 
@@ -431,8 +431,8 @@ class CrashRecoveryIT
         for (final Json transfer : created)
         {
             final long amountMinor = minor(transfer.get("amount").text());
-            expectedMinor.merge(transfer.get("debitAccountId").asLong(), -amountMinor, Long::sum);
-            expectedMinor.merge(transfer.get("creditAccountId").asLong(), amountMinor, Long::sum);
+            expectedMinor.merge(transfer.get("debitAccountId").asId(), -amountMinor, Long::sum);
+            expectedMinor.merge(transfer.get("creditAccountId").asId(), amountMinor, Long::sum);
         }
         for (long id = FUNDING; id < FIRST_CUSTOMER + CUSTOMERS; id++)
         {

@@ -151,8 +151,11 @@ class HistoryOverHttpIT
             final Reply reply = ok(client.get("/v1/accounts/" + account + "/statement" + period));
             assertEquals("application/json", reply.header("Content-Type"));
             final Json statement = reply.json();
+            assertEquals(account, statement.get("accountId").asId(), "an account id as a string");
             final java.math.BigDecimal opening = statement.get("openingBalance").amount();
-            assertEquals(ok(client.get("/v1/accounts/" + account + "?at=" + from)).json().get("posted").amount(), opening);
+            final Json atFrom = ok(client.get("/v1/accounts/" + account + "?at=" + from)).json();
+            assertEquals(account, atFrom.get("id").asId());
+            assertEquals(atFrom.get("posted").amount(), opening);
             java.math.BigDecimal running = opening;
             final Json entries = statement.get("entries");
             assertTrue(entries.size() > 0, "account " + account + " moved in the period");
@@ -236,7 +239,7 @@ class HistoryOverHttpIT
         final Map<Long, String> balances = new HashMap<>();
         for (int i = 0; i < accounts.size(); i++)
         {
-            balances.put(accounts.at(i).get("id").asLong(), accounts.at(i).get("posted").text() + "/" + accounts.at(i).get("held").text());
+            balances.put(accounts.at(i).get("id").asId(), accounts.at(i).get("posted").text() + "/" + accounts.at(i).get("held").text());
         }
         assertEquals(3, balances.size(), run.output());
         return balances;

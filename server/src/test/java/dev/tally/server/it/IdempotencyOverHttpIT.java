@@ -230,6 +230,6 @@ class IdempotencyOverHttpIT extends OneServerPerTest
 
         assertEquals(201, mine.status(), "the same key of another tenant is another key");
         assertFalse(mine.replayed());
-        assertEquals(901, mine.json().get("id").asLong());
+        assertEquals(901, mine.json().get("id").asId());
     }
 }

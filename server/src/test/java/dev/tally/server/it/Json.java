@@ -156,6 +156,19 @@ final class Json
         return ((BigDecimal)value).longValueExact();
     }
 
+    /**
+     * @return this 64-bit id (an account or tenant id), which Tally writes as a JSON string of its decimal digits, never as
+     *         a number (a JavaScript client would round one above 2^53).
+     */
+    long asId()
+    {
+        if (!(value instanceof String) || !((String)value).matches("[1-9][0-9]{0,18}"))
+        {
+            throw new AssertionError(path + " is not an id as a string of decimal digits: " + value);
+        }
+        return Long.parseLong((String)value);
+    }
+
     /** @return this boolean value. */
     boolean asBoolean()
     {

@@ -148,7 +148,7 @@ class LookupsAndListingsOverHttpIT
         final Json active = ok(client.get("/v1/holds/" + holdId));
         assertEquals(holdId, active.get("id").text());
         assertEquals("active", active.get("state").text());
-        assertEquals(202, active.get("accountId").asLong());
+        assertEquals(202, active.get("accountId").asId());
         assertEquals("TRY", active.get("currency").text());
         assertAmounts(active, "30.00", "0.00", "0.00", "30.00");
         assertEquals(hold.get("expiresAt").text(), active.get("expiresAt").text());
@@ -295,7 +295,7 @@ class LookupsAndListingsOverHttpIT
         awaitReadModel();
 
         final Json all = ok(client.get("/v1/accounts/402/transfers"));
-        assertEquals(402, all.get("accountId").asLong());
+        assertEquals(402, all.get("accountId").asId());
         assertEquals(ids, transferIds(all));
         assertEquals(List.of("credit", "credit", "debit", "debit", "debit"), texts(all, "direction"));
         for (int i = 0; i < ids.size(); i++)
@@ -528,7 +528,7 @@ class LookupsAndListingsOverHttpIT
         final List<Long> ids = new ArrayList<>();
         for (int i = 0; i < array.size(); i++)
         {
-            ids.add(array.at(i).get(member).asLong());
+            ids.add(array.at(i).get(member).asId());
         }
         return ids;
     }

@@ -57,7 +57,7 @@ class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
         assertEquals(List.of("AccountCreated", "AccountBalanceLow", "AccountBalanceRecovered", "AccountBalanceLow"), AccountOutbox.types(events),
             events::toString);
         final String low = events.get(1);
-        assertTrue(low.contains("\"accountId\": " + ALICE), low);
+        assertTrue(low.contains("\"accountId\": \"" + ALICE + "\""), low);
         assertTrue(low.contains("\"available\": \"40.00\"") && low.contains("\"availableMinor\": 4000"), low);
         assertTrue(low.contains("\"threshold\": \"50.00\"") && low.contains("\"thresholdMinor\": 5000"), low);
         assertTrue(low.contains("\"journalIndex\": "), low);
@@ -70,7 +70,7 @@ class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
     {
         final Reply set = put(BOB, "bob-alert", "{\"threshold\":\"150.00\"}");
         assertEquals(200, set.status(), set::toString);
-        assertEquals(BOB, set.json().get("id").asLong());
+        assertEquals(BOB, set.json().get("id").asId());
         assertEquals("150.00", set.json().get("lowBalanceAlert").get("threshold").text());
         assertEquals("waiting", set.json().get("lowBalanceAlert").get("state").text(), "100.00 is below 150.00: no event");
         assertTrue(set.json().has("changedAt"), set::toString);
@@ -99,7 +99,7 @@ class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
         final TallyClient other = client.withApiKey(Servers.OTHER_TENANT_KEY);
         final Reply foreign = other.method("PUT", "/v1/accounts/" + CAROL + "/low-balance-alert", "foreign", "{\"threshold\":\"1.00\"}");
         assertProblem(foreign, 404, "not-found");
-        assertEquals(CAROL, foreign.json().get("accountId").asLong());
+        assertEquals(CAROL, foreign.json().get("accountId").asId());
         assertProblem(other.method("DELETE", "/v1/accounts/" + CAROL + "/low-balance-alert", "foreign-2", null), 404, "not-found");
         assertProblem(put(999, "unknown", "{\"threshold\":\"1.00\"}"), 404, "not-found");
 
@@ -120,7 +120,7 @@ class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
         assertProblem(put(CAROL, null, "{\"threshold\":\"1.00\"}"), 400, "idempotency-key-missing");
         final Reply mismatch = put(CAROL, "usd", "{\"threshold\":\"1.00\",\"currency\":\"USD\"}");
         assertProblem(mismatch, 422, "currency-mismatch");
-        assertEquals(CAROL, mismatch.json().get("accountId").asLong());
+        assertEquals(CAROL, mismatch.json().get("accountId").asId());
         assertProblem(client.post("/v1/accounts", "bad-create", "{\"id\":99,\"currency\":\"TRY\",\"lowBalanceAlert\":\"0.001\"}"), 400,
             "invalid-amount");
         assertFalse(client.get("/v1/accounts/" + CAROL).json().has("lowBalanceAlert"), "nothing applied");

@@ -60,7 +60,7 @@ class OpenApiTenantClaimsIT extends OneServerPerTest
         final Reply again = client.post("/v1/accounts", "account-7-again", TallyClient.accountJson(7, TRY, true));
         assertEquals(409, again.status(), again::toString);
         assertEquals("account-exists", again.problemSlug());
-        assertEquals(7, again.json().get("accountId").asLong());
+        assertEquals(7, again.json().get("accountId").asId());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tally.server.it;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tally.gateway.api.routing.TenantId;
 import dev.tally.persistence.outbox.WebhookSignature;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,6 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WebhookDeliveryIT
 {
     private static final String SECRET = "it-webhook-secret-0123456789";
+    /** 2^53 + 1: the first integer a JSON number read through a double cannot hold. */
+    private static final long FUNDING = 9_007_199_254_740_993L;
 
     @TempDir
     Path dataDir;
@@ -68,9 +71,10 @@ class WebhookDeliveryIT
             Map.of("TALLY_WEBHOOK_SECRET", SECRET)))
         {
             final TallyClient client = tally.client();
-            assertEquals(201, client.createAccount(1, TallyClient.TRY, false).status());
-            assertEquals(201, client.createAccount(2, TallyClient.TRY, true).status());
-            final Reply posted = client.transfer("wh-1", 1, 2, "12.50", TallyClient.TRY, "inv-wh-1");
+            // ids above 2^53, which a JavaScript consumer of a JSON number would round: the payload carries them as strings
+            assertEquals(201, client.createAccount(FUNDING, TallyClient.TRY, false).status());
+            assertEquals(201, client.createAccount(FUNDING + 1, TallyClient.TRY, true).status());
+            final Reply posted = client.transfer("wh-1", FUNDING, FUNDING + 1, "12.50", TallyClient.TRY, "inv-wh-1");
             assertEquals(201, posted.status(), posted.toString());
             final String transferId = posted.json().get("id").text();
 
@@ -79,14 +83,16 @@ class WebhookDeliveryIT
             assertEquals(WebhookSignature.Verification.VALID, WebhookSignature.verify(SECRET.getBytes(StandardCharsets.UTF_8),
                 delivery.signature(), delivery.body(), Instant.now().getEpochSecond(), WebhookSignature.TOLERANCE_DEFAULT_S));
             final Json event = Json.parse(new String(delivery.body(), StandardCharsets.UTF_8));
-            assertEquals(1, event.get("schemaVersion").asLong());
+            assertEquals(2, event.get("schemaVersion").asLong());
+            assertEquals("t", event.get("tenant").text(), "the tenant by the name its API key was given");
+            assertEquals(TenantId.of("t"), event.get("tenantId").asId());
             assertEquals("TransferPosted", event.get("type").text());
             assertEquals(delivery.eventId(), event.get("eventId").text(), "the id header is the payload's eventId");
             assertEquals(transferId, event.get("transferId").text());
             assertEquals("12.50", event.get("amount").text());
             assertEquals("inv-wh-1", event.get("reference").text());
-            assertEquals(1, event.get("debitAccountId").asLong());
-            assertEquals(2, event.get("creditAccountId").asLong());
+            assertEquals(FUNDING, event.get("debitAccountId").asId());
+            assertEquals(FUNDING + 1, event.get("creditAccountId").asId());
 
             final String metrics = awaitMetric(client, "tally_webhook_deliveries_total");
             assertTrue(metrics.contains("tally_outbox_backlog_events"), metrics);

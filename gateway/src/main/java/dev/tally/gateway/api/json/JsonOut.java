@@ -112,6 +112,13 @@ public final class JsonOut
     {
         separate();
         room(LONG_TEXT_LENGTH_MAX);
+        digits(value);
+        return this;
+    }
+
+    /** Writes {@code value}'s decimal digits (room already made). */
+    private void digits(final long value)
+    {
         if (value < 0)
         {
             put('-');
@@ -137,6 +144,19 @@ public final class JsonOut
         {
             staged[--at] = (byte)('0' - rest);
         }
+    }
+
+    /**
+     * Writes a 64-bit integer id (an account id, a tenant id) as a JSON string of its decimal digits: a JavaScript client
+     * reads a JSON number through a double, which holds integers exactly only up to 2^53.
+     */
+    public JsonOut id(final long value)
+    {
+        separate();
+        room(LONG_TEXT_LENGTH_MAX + 2);
+        put('"');
+        digits(value);
+        put('"');
         return this;
     }
 
@@ -235,6 +255,12 @@ public final class JsonOut
     public JsonOut field(final String name, final long value)
     {
         return name(name).number(value);
+    }
+
+    /** Writes a member whose value is a 64-bit id, as a string ({@link #id}). */
+    public JsonOut idField(final String name, final long value)
+    {
+        return name(name).id(value);
     }
 
     public JsonOut field(final String name, final boolean value)

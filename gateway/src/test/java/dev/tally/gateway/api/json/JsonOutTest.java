@@ -42,6 +42,7 @@ class JsonOutTest
                 json.beginObject()
                     .field("i", i)
                     .field("n", NUMBERS[i % NUMBERS.length])
+                    .idField("account", NUMBERS[(i + 1) % NUMBERS.length])
                     .field("flag", i % 2 == 0)
                     .field("text", TRICKY);
                 json.name("bytes").string(TRICKY.getBytes(StandardCharsets.ISO_8859_1), 7);
@@ -82,6 +83,8 @@ class JsonOutTest
                 assertEquals("n", p.nextFieldName());
                 p.nextToken();
                 assertEquals(NUMBERS[i % NUMBERS.length], p.getLongValue());
+                assertEquals("account", p.nextFieldName());
+                assertEquals(Long.toString(NUMBERS[(i + 1) % NUMBERS.length]), p.nextTextValue(), "an id: its digits as a string");
                 assertEquals("flag", p.nextFieldName());
                 assertEquals(i % 2 == 0, p.nextBooleanValue());
                 assertEquals("text", p.nextFieldName());
@@ -122,8 +125,8 @@ class JsonOutTest
         for (final long value : values)
         {
             final ByteBuf out = Unpooled.buffer(32);
-            new JsonOut().wrap(out).beginArray().number(value).endArray();
-            assertEquals("[" + value + "]", out.toString(StandardCharsets.US_ASCII));
+            new JsonOut().wrap(out).beginArray().number(value).id(value).endArray();
+            assertEquals("[" + value + ",\"" + value + "\"]", out.toString(StandardCharsets.US_ASCII));
         }
     }
 
