@@ -73,7 +73,7 @@ class ResponseRendererTest
         ledger.submit(Route.CREATE_TRANSFER, "t1", null, TRANSFER);
         final Reply set = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s1", "2", "{\"threshold\":\"250.5\"}");
         assertEquals(200, set.status());
-        assertTrue(set.body().startsWith("{\"id\":2,\"lowBalanceAlert\":{\"threshold\":\"250.50\",\"state\":\"armed\"},\"changedAt\":\""),
+        assertTrue(set.body().startsWith("{\"id\":\"2\",\"lowBalanceAlert\":{\"threshold\":\"250.50\",\"state\":\"armed\"},\"changedAt\":\""),
             set.body());
         assertValidJson(set.body());
         final AccountView view = ledger.ledger().readAccount(2, TENANT, new AccountView());
@@ -85,15 +85,15 @@ class ResponseRendererTest
 
         final Reply removed = ledger.submit(Route.REMOVE_LOW_BALANCE_ALERT, "r1", "2", "");
         assertEquals(200, removed.status());
-        assertTrue(removed.body().startsWith("{\"id\":2,\"lowBalanceAlert\":null,\"changedAt\":\""), removed.body());
+        assertTrue(removed.body().startsWith("{\"id\":\"2\",\"lowBalanceAlert\":null,\"changedAt\":\""), removed.body());
         assertValidJson(removed.body());
 
         final Reply unknown = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s2", "9", "{\"threshold\":\"1\"}");
         assertEquals(404, unknown.status());
-        assertTrue(unknown.body().contains("\"accountId\":9"), unknown.body());
+        assertTrue(unknown.body().contains("\"accountId\":\"9\""), unknown.body());
         final Reply mismatch = ledger.submit(Route.SET_LOW_BALANCE_ALERT, "s3", "2", "{\"threshold\":\"1\",\"currency\":\"USD\"}");
         assertEquals(422, mismatch.status());
-        assertTrue(mismatch.body().contains("account 2 is in TRY") && mismatch.body().contains("\"accountId\":2"), mismatch.body());
+        assertTrue(mismatch.body().contains("account 2 is in TRY") && mismatch.body().contains("\"accountId\":\"2\""), mismatch.body());
     }
 
     @Test
@@ -466,16 +466,16 @@ class ResponseRendererTest
 
         final Reply updated = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5", "5", "{\"metadata\":{\"b\":\"2\",\"a\":\"1\"}}");
         assertEquals(200, updated.status());
-        assertTrue(updated.body().startsWith("{\"id\":5,\"metadata\":{\"a\":\"1\",\"b\":\"2\"},\"updatedAt\":\"2026-"), updated.body());
+        assertTrue(updated.body().startsWith("{\"id\":\"5\",\"metadata\":{\"a\":\"1\",\"b\":\"2\"},\"updatedAt\":\"2026-"), updated.body());
         final Reply replayed = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5", "5", "{\"metadata\":{\"a\":\"1\",\"b\":\"2\"}}");
         assertTrue(replayed.replayed());
         assertEquals(updated.body(), replayed.body(), "the retry's own canonical metadata: the same bytes");
         final Reply removed = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m5-none", "5", "{\"metadata\":{}}");
-        assertTrue(removed.body().startsWith("{\"id\":5,\"metadata\":{},\"updatedAt\":"), removed.body());
+        assertTrue(removed.body().startsWith("{\"id\":\"5\",\"metadata\":{},\"updatedAt\":"), removed.body());
 
         final Reply unknown = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m9", "9", "{\"metadata\":{}}");
         assertEquals(422, unknown.status());
-        assertTrue(unknown.body().contains("/problems/account-not-found\"") && unknown.body().contains("\"accountId\":9"), unknown.body());
+        assertTrue(unknown.body().contains("/problems/account-not-found\"") && unknown.body().contains("\"accountId\":\"9\""), unknown.body());
         assertValidJson(updated.body());
     }
 
