@@ -239,7 +239,7 @@ class HistoryOverHttpIT
         final Map<Long, String> balances = new HashMap<>();
         for (int i = 0; i < accounts.size(); i++)
         {
-            balances.put(accounts.at(i).get("id").asId(), accounts.at(i).get("posted").text() + "/" + accounts.at(i).get("held").text());
+            balances.put(accounts.at(i).get("id").asLong(), accounts.at(i).get("posted").text() + "/" + accounts.at(i).get("held").text());
         }
         assertEquals(3, balances.size(), run.output());
         return balances;
