@@ -19,7 +19,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AccountLifecycleOverHttpIT extends OneServerPerClass
 {
-    private static final String TRY = TallyClient.TRY;
     private static final String PROBLEM_PREFIX = "https://tally.dev/problems/";
     private static final long FUNDING = 10;
     private static final long ALICE = 11;
@@ -36,12 +35,6 @@ class AccountLifecycleOverHttpIT extends OneServerPerClass
         assertEquals(201, client.createAccount(BOB, TRY, true).status());
         assertEquals(201, client.createAccount(CAROL, TRY, true).status());
         assertEquals(201, client.transfer("fund-alice", FUNDING, ALICE, "100.00", TRY, null).status());
-    }
-
-    private static void assertProblem(final Reply reply, final int status, final String slug)
-    {
-        assertEquals(status, reply.status(), reply::toString);
-        assertEquals(slug, reply.problemSlug(), reply::toString);
     }
 
     private static void assertRefusedBy(final Reply reply, final String slug, final long accountId)

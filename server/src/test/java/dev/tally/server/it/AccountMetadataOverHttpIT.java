@@ -29,15 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AccountMetadataOverHttpIT extends OneServerPerClass
 {
-    private static final String TRY = TallyClient.TRY;
     private static final long WAIT_MS = 15_000;
     private static final String OPS_EU = "{\"region\":\"eu\",\"team\":\"ops\"}";
-
-    private static void assertProblem(final Reply reply, final int status, final String slug)
-    {
-        assertEquals(status, reply.status(), reply::toString);
-        assertEquals(slug, reply.problemSlug(), reply::toString);
-    }
 
     private Reply create(final long id, final String key, final String metadata)
     {

@@ -52,7 +52,7 @@ final class AccountRows
         final List<String> events = new ArrayList<>();
         try (Connection c = server.readModel().database().dataSource().getConnection();
              PreparedStatement s = c.prepareStatement("SELECT event_type, payload::text FROM outbox WHERE aggregate_type = 'account'" +
-                 " AND aggregate_id = ? ORDER BY journal_index"))
+                 " AND aggregate_id = ? ORDER BY journal_index, id"))
         {
             s.setString(1, String.valueOf(accountId));
             try (ResultSet rs = s.executeQuery())
@@ -64,5 +64,24 @@ final class AccountRows
             }
         }
         return events;
+    }
+
+    /** @return {@link #outbox} once it holds at least {@code count} events, or as it stands after 15 s of waiting for the writer. */
+    static List<String> awaitOutbox(final TallyServer server, final long accountId, final int count) throws Exception
+    {
+        final long deadline = System.currentTimeMillis() + WAIT_MS;
+        List<String> events = outbox(server, accountId);
+        while (events.size() < count && System.currentTimeMillis() < deadline)
+        {
+            Thread.sleep(50);
+            events = outbox(server, accountId);
+        }
+        return events;
+    }
+
+    /** @return the event types of {@link #outbox}'s events alone, in order. */
+    static List<String> types(final List<String> events)
+    {
+        return events.stream().map(e -> e.substring(0, e.indexOf(' '))).toList();
     }
 }

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rows of a crossing (once per crossing, re-armed by a credit), tenant isolation and bad input.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
+class LowBalanceAlertOverHttpIT extends OneServerPerClass
 {
     private static final long FUNDING = 20;
     private static final long ALICE = 21;
@@ -53,8 +53,8 @@ class LowBalanceAlertOverHttpIT extends OneReadModelServerPerClass
         assertEquals(201, client.transfer("top-up", FUNDING, ALICE, "20.00", TRY, null).status());
         assertEquals(201, client.transfer("pay-3", ALICE, FUNDING, "0.01", TRY, null).status());
 
-        final List<String> events = AccountOutbox.await(server, ALICE, 4);
-        assertEquals(List.of("AccountCreated", "AccountBalanceLow", "AccountBalanceRecovered", "AccountBalanceLow"), AccountOutbox.types(events),
+        final List<String> events = AccountRows.awaitOutbox(server, ALICE, 4);
+        assertEquals(List.of("AccountCreated", "AccountBalanceLow", "AccountBalanceRecovered", "AccountBalanceLow"), AccountRows.types(events),
             events::toString);
         final String low = events.get(1);
         assertTrue(low.contains("\"accountId\": \"" + ALICE + "\""), low);
