@@ -60,12 +60,13 @@ ticks() {   # user + system clock ticks of a process; with 'tree', its children 
 }
 jvm0=$(ticks $server); pg0=$(ticks "$pg" tree)
 perf/scripts/thread-cpu.sh $server $((seconds > 4 ? seconds - 2 : seconds)) > "$data.threads" &
+threads_sampler=$!
 tag=r$(date +%s)
 out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s perf/scripts/wrk-transfers.lua $url -- 1 "$customers" $key "$tag")
 end_index=$(metric tally_journal_index); lag=$(( end_index - $(metric tally_pg_writer_watermark) ))
 jvm1=$(ticks $server); pg1=$(ticks "$pg" tree)
 catch_up=$(await_watermark "$end_index")
-wait
+wait $threads_sampler   # not a bare wait: the server is a background job of this shell too
 echo "$out"
 echo "threads of the server over wrk's run:"; cat "$data.threads"; rm -f "$data.threads"
 echo "$out" | awk -v lag="$lag" -v cu="$catch_up" -v j=$((jvm1 - jvm0)) -v p=$((pg1 - pg0)) -v c="$connections" '/^WRK / {
