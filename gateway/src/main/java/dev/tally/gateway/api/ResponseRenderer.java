@@ -311,8 +311,8 @@ public final class ResponseRenderer
 
     /**
      * @return the problem type of a rejection: its code's, but for a command on an existing account (the lifecycle, a
-     * low-balance alert), whose account is the resource its path names, an unknown account (or another tenant's) is
-     * {@code not-found} (404), as a read of it is.
+     * low-balance alert, its metadata), whose account is the resource its path names, an unknown account (or another
+     * tenant's) is {@code not-found} (404), as a read of it is.
      */
     private static ProblemType problemOf(final CommandType type, final ResultCode code)
     {
@@ -321,14 +321,14 @@ public final class ResponseRenderer
 
     private static int successStatus(final CommandType type)
     {
-        return changesAnAccount(type) || type == CommandType.UPDATE_ACCOUNT_METADATA ? STATUS_OK : STATUS_CREATED;
+        return changesAnAccount(type) ? STATUS_OK : STATUS_CREATED;
     }
 
     /** @return true for the commands that change an existing account and create nothing: answered 200, not 201. */
     private static boolean changesAnAccount(final CommandType type)
     {
         return type == CommandType.FREEZE_ACCOUNT || type == CommandType.FREEZE_ACCOUNT_ALL || type == CommandType.UNFREEZE_ACCOUNT ||
-            type == CommandType.CLOSE_ACCOUNT || type == CommandType.SET_LOW_BALANCE_ALERT;
+            type == CommandType.CLOSE_ACCOUNT || type == CommandType.SET_LOW_BALANCE_ALERT || type == CommandType.UPDATE_ACCOUNT_METADATA;
     }
 
     private static String statusName(final int status)

@@ -474,8 +474,8 @@ class ResponseRendererTest
         assertTrue(removed.body().startsWith("{\"id\":\"5\",\"metadata\":{},\"updatedAt\":"), removed.body());
 
         final Reply unknown = ledger.submit(Route.UPDATE_ACCOUNT_METADATA, "m9", "9", "{\"metadata\":{}}");
-        assertEquals(422, unknown.status());
-        assertTrue(unknown.body().contains("/problems/account-not-found\"") && unknown.body().contains("\"accountId\":\"9\""), unknown.body());
+        assertEquals(404, unknown.status(), "the account the path names is the resource, as for its lifecycle: " + unknown.body());
+        assertTrue(unknown.body().contains("/problems/not-found\"") && unknown.body().contains("\"accountId\":\"9\""), unknown.body());
         assertValidJson(updated.body());
     }
 

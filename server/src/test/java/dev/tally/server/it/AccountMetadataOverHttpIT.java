@@ -160,12 +160,12 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         final TallyClient other = client.withApiKey(Servers.OTHER_TENANT_KEY);
 
         final Reply foreign = put(other, id, "foreign-61", "{\"metadata\":{\"team\":\"theirs\"}}");
-        assertProblem(foreign, 422, "account-not-found");
+        assertProblem(foreign, 404, "not-found");
         assertEquals(id, foreign.json().get("accountId").asId(), foreign::toString);
         assertProblem(other.get("/v1/accounts/" + id), 404, "not-found");
         assertEquals(0, other.get("/v1/accounts?metadata=team:ops").json().get("accounts").size(), "another tenant's accounts never list");
         assertTrue(client.get("/v1/accounts/" + id).body().contains("\"metadata\":{\"team\":\"ops\"}"), "unchanged");
-        assertProblem(put(999, "unknown-999", "{\"team\":\"x\"}"), 422, "account-not-found");
+        assertProblem(put(999, "unknown-999", "{\"team\":\"x\"}"), 404, "not-found");
 
         assertEquals(200, client.post("/v1/accounts/" + id + "/close", "close-61", "").status());
         final Reply closed = put(id, "closed-61", "{\"team\":\"x\"}");
@@ -188,7 +188,7 @@ class AccountMetadataOverHttpIT extends OneServerPerClass
         assertEquals(200, batch.status(), batch::toString);
         final Json results = batch.json().get("results");
         assertEquals(200, results.at(0).get("status").asLong(), batch::toString);
-        assertEquals(422, results.at(1).get("status").asLong(), batch::toString);
+        assertEquals(404, results.at(1).get("status").asLong(), batch::toString);
         assertTrue(client.get("/v1/accounts/" + id).body().contains("\"metadata\":{\"team\":\"ops\"}"));
         assertProblem(client.batch("{\"operations\":[{\"op\":\"metadata\",\"idempotencyKey\":\"batch-meta-x\",\"body\":{\"accountId\":" + id +
             "}}]}"), 400, "invalid-request");
