@@ -67,6 +67,9 @@ print("transfers/s per minute:", " ".join(f"{r:,.0f}" for r in per_minute))
 n = min(30, len(rows) // 2 - 1)   # 5 minutes, or half the run when it is shorter than 10
 first, last = rate(rows[0], rows[n]), rate(rows[-n - 1], rows[-1])
 print(f"first {n / 6:.0f} min {first:,.0f}/s, last {n / 6:.0f} min {last:,.0f}/s, last/first {last / first:.3f}")
+if len(rows) > 3 * n:   # the same without the young database's first minutes: the second window against the last
+    second = rate(rows[n], rows[2 * n])
+    print(f"second {n / 6:.0f} min {second:,.0f}/s, last {n / 6:.0f} min {last:,.0f}/s, last/second {last / second:.3f}")
 heap = [r[2] / 2**20 for r in rows]; rss = [r[3] / 1024 for r in rows]
 # heap used swings between collections: its highest and lowest in the first and the last window say whether it grows
 print(f"heap used MiB, first {n / 6:.0f} min: {min(heap[:n + 1]):,.0f}..{max(heap[:n + 1]):,.0f}, last {n / 6:.0f} min: "
