@@ -9,22 +9,31 @@
 # e.g. perf/scripts/soak.sh 30 uniform
 #      perf/scripts/soak.sh 30 batch /tmp/soak-batch
 #      perf/scripts/soak.sh 10 batch /tmp/soak-nrm -- --no-read-model
+# With SOAK_CONTINUE=1 it keeps OUT_DIR's data folder: the server restarts on an earlier soak's journal, snapshots, cold
+# index and PostgreSQL (how long it took to be ready is printed), and the load adds fresh accounts beside the old ones,
+# i.e. a longer soak in parts, the later one measured on stores that are no longer young.
 set -u
 MINUTES=$1; SCENARIO=$2; OUT=${3:-/tmp/tally-soak-$SCENARIO}
 shift 3 2>/dev/null || shift $#
 [ "${1:-}" = "--" ] && shift
 EXTRA=("$@")
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-rm -rf "$OUT"; mkdir -p "$OUT"
+if [ "${SOAK_CONTINUE:-0}" = 1 ] && [ -d "$OUT/data" ]; then
+  find "$OUT" -mindepth 1 -maxdepth 1 ! -name data -exec rm -rf {} +
+else
+  rm -rf "$OUT"; mkdir -p "$OUT"
+fi
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 java -Xmx2g -XX:+UseParallelGC -Dchronicle.analytics.disable=true -jar "$REPO/server/target/tally.jar" serve --port "$PORT" \
   --data-dir "$OUT/data" --api-key t:soak-key-1234 "${EXTRA[@]}" > "$OUT/serve.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 1 600); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ready" 2>/dev/null | grep -q 200 && break; sleep 0.2; done
+STARTED=$(date +%s.%N)
+for _ in $(seq 1 1500); do curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/ready" 2>/dev/null | grep -q 200 && break; sleep 0.2; done
+echo "server ready after $(echo "$(date +%s.%N) - $STARTED" | bc) s (du of the data folder: $(du -sh "$OUT/data" | cut -f1))"
 # time, transfers applied, heap used, RSS kB, keys evicted, transfers evicted, capacity_exceeded, cold refused, ring rejections,
 # PostgreSQL writer refusals, the machine's 1-minute load average (other work on it shows there), CPU clock ticks used so
 # far by the server's JVM and by its embedded PostgreSQL (the postmaster and its children): CPU per transfer is the
-# figure neighbours on a shared machine distort least
+# figure neighbours on a shared machine distort least; the cold index's lookups and the seconds they took
 ticks() { awk '{s += $14 + $15} END {print s + 0}' "$@" 2>/dev/null || echo 0; }
 ( while kill -0 $SERVER 2>/dev/null; do
     m=$(curl -s "http://127.0.0.1:$PORT/metrics")
@@ -41,8 +50,10 @@ ticks() { awk '{s += $14 + $15} END {print s + 0}' "$@" 2>/dev/null || echo 0; }
       /^tally_cold_refused_total/{cr+=$2}
       /^tally_ring_rejections_total /{rr=$2}
       /^tally_pg_writer_refusals_total/{pr+=$2}
+      /^tally_cold_lookups_total /{lk=$2}
+      /^tally_cold_lookup_seconds_total /{ls=$2}
       END {printf "%d %d", t, h}
-      END {printf " '"${rss:-0}"' %d %d %d %d %d %d '"$(cut -d' ' -f1 /proc/loadavg) $jvm $pg"'\n", ek, et, ce, cr, rr, pr}')"
+      END {printf " '"${rss:-0}"' %d %d %d %d %d %d '"$(cut -d' ' -f1 /proc/loadavg) $jvm $pg"' %d %.6f\n", ek, et, ce, cr, rr, pr, lk, ls}')"
     sleep 10
   done > "$OUT/samples.txt" ) &
 SAMPLER=$!
@@ -55,7 +66,7 @@ grep -ciE ' WARN | ERROR ' "$OUT/serve.log" | sed 's/^/server log WARN+ERROR lin
 python3 - "$OUT" <<'PY'
 import sys
 out = sys.argv[1]
-rows = [list(map(float, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 13]
+rows = [list(map(float, l.split())) for l in open(out + '/samples.txt') if len(l.split()) == 15]
 rows = [r for r in rows if r[1] > 0]
 # the measured part: a minute after the first sample whose transfers grew (setup's funding), i.e. past the warm-up
 start = next(i for i in range(1, len(rows)) if rows[i][1] - rows[i - 1][1] > 0) + 6
@@ -81,6 +92,10 @@ def cpu(a, b, column):   # CPU microseconds per transfer between two samples (cl
     return (b[column] - a[column]) * 10_000 / max(1, b[1] - a[1])
 print(f"CPU per transfer, first {n / 6:.0f} min: JVM {cpu(rows[0], rows[n], 11):.1f} us + PostgreSQL {cpu(rows[0], rows[n], 12):.1f} us; "
       f"last {n / 6:.0f} min: JVM {cpu(rows[-n - 1], rows[-1], 11):.1f} us + PostgreSQL {cpu(rows[-n - 1], rows[-1], 12):.1f} us")
+def lookup(a, b):   # the journal stage's cold-index lookups: microseconds each
+    return (b[14] - a[14]) * 1e6 / max(1, b[13] - a[13])
+print(f"cold index lookup, first {n / 6:.0f} min: {lookup(rows[0], rows[n]):.1f} us each, last {n / 6:.0f} min: "
+      f"{lookup(rows[-n - 1], rows[-1]):.1f} us")
 print(f"load average over the run: {min(load):.1f}..{max(load):.1f}, median {sorted(load)[len(load) // 2]:.1f}")
 PY
 
