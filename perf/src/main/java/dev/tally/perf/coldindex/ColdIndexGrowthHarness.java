@@ -18,6 +18,7 @@ import dev.tally.coldindex.ColdReader;
 import dev.tally.coldindex.ColdWriter;
 import dev.tally.ledger.LedgerLimits;
 import dev.tally.ledger.cold.ColdAsks;
+import dev.tally.perf.jmh.ColdIndexBenchmark;
 
 /**
  * How the cold index's cost per transfer grows as it fills, without a server: the soak's cold-index work at full
@@ -81,16 +82,16 @@ public final class ColdIndexGrowthHarness
                     asks.clear();
                     for (long k = i; k < i + (long)lookupBatch * keyEvery; k += keyEvery)
                     {
-                        asks.addKey(digestHi(k), digestLo(k));
+                        asks.addKey(ColdIndexBenchmark.digestHi(k), ColdIndexBenchmark.digestLo(k));
                     }
                     reader.prefetch(asks);
                 }
                 if (i % keyEvery == 0 || keyEvery == 1)
                 {
-                    keysFound += lookups && reader.findKey(digestHi(i), digestLo(i), found) ? 1 : 0;
+                    keysFound += lookups && reader.findKey(ColdIndexBenchmark.digestHi(i), ColdIndexBenchmark.digestLo(i), found) ? 1 : 0;
                     key[0] = i;
                     key[1] = T0 + i;
-                    writer.key(digestHi(i), digestLo(i), key);
+                    writer.key(ColdIndexBenchmark.digestHi(i), ColdIndexBenchmark.digestLo(i), key);
                 }
                 transfer[0] = i;
                 transfer[1] = T0 + i;
@@ -117,24 +118,6 @@ public final class ColdIndexGrowthHarness
             writer.commit(transfers, T0 + transfers);
             System.out.println("keys found (must be 0): " + keysFound + "; folder " + size(dir) / (1 << 20) + " MiB");
         }
-    }
-
-    /** A digest as SHA-256 gives them: every bit even. */
-    private static long digestHi(final long i)
-    {
-        return mix(i * 0x9E3779B97F4A7C15L);
-    }
-
-    private static long digestLo(final long i)
-    {
-        return mix(i ^ 0xC2B2AE3D27D4EB4FL);
-    }
-
-    private static long mix(final long z0)
-    {
-        long z = (z0 ^ (z0 >>> 33)) * 0xFF51AFD7ED558CCDL;
-        z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
-        return z ^ (z >>> 33);
     }
 
     private static long size(final Path dir) throws IOException

@@ -95,12 +95,13 @@ public class ColdIndexBenchmark
     }
 
     /** A digest as SHA-256 gives them: every bit even, so the keys spread over the whole key space. */
-    private static long digestHi(final long i)
+    public static long digestHi(final long i)
     {
         return mix(i * 0x9E3779B97F4A7C15L);
     }
 
-    private static long digestLo(final long i)
+    /** The other half of {@link #digestHi}'s digest. */
+    public static long digestLo(final long i)
     {
         return mix(i ^ 0xC2B2AE3D27D4EB4FL);
     }
