@@ -142,6 +142,8 @@ final class BatchSql
     private final Long2LongHashMap holdIdHi = new Long2LongHashMap(NONE);
     private final Long2LongHashMap holdIdLo = new Long2LongHashMap(NONE);
     private final Long2LongHashMap lastHoldChange = new Long2LongHashMap(-1);
+    /** Rows {@link #stage} left for each of {@link #finish}'s statements, in its order (0: the statement is skipped). */
+    private final int[] stagedRows = new int[10];
 
     BatchSql(final Connection connection) throws SQLException
     {
@@ -166,7 +168,8 @@ final class BatchSql
 
     /**
      * Writes the batch and moves the watermark from {@code expectedWatermark} to the batch's last unit, then
-     * commits. On any exception the caller rolls back.
+     * commits: {@link #stage} then {@link #commitStaged}, with the watermark locked first. On any exception the caller
+     * rolls back.
      *
      * @param deduplicate false: direct COPY into the tables (a duplicate key fails the batch with SQLState 23505,
      *                    and the caller retries it deduplicating); true: staging and ON CONFLICT DO NOTHING.
@@ -179,6 +182,18 @@ final class BatchSql
     boolean write(final WriteBatch batch, final long expectedWatermark, final boolean deduplicate) throws SQLException
     {
         lockWatermark(expectedWatermark, batch.lastUnitIndex);
+        stage(batch, deduplicate);
+        return finish(batch, expectedWatermark);
+    }
+
+    /**
+     * The first half of a batch's transaction, which takes no lock another batch's transaction waits for: resolves the
+     * ids of holds created in earlier batches, then COPYs the insert-only rows into their tables (direct) or their
+     * staging tables (deduplicating), and balances and hold transitions into staging. The pipelined writer runs it
+     * while the previous batch's transaction is still open on the other connection.
+     */
+    void stage(final WriteBatch batch, final boolean deduplicate) throws SQLException
+    {
         prepareScratch(batch);
         resolveHoldIds(batch);
         final int accounts = copyAccounts(batch, target(deduplicate, "accounts", ACCOUNT_COLUMNS));
@@ -191,12 +206,46 @@ final class BatchSql
         final int transfers = copyTransfers(batch, target(deduplicate, "transfers", ""));
         final int entries = copyEntries(batch, target(deduplicate, "ledger_entries", ""));
         final int outbox = copyOutbox(batch, target(deduplicate, "outbox", OUTBOX_COLUMNS));
+        final int[] counts = {deduplicate ? accounts : 0, statusChanges, metadataUpdates, newBalances, existingBalances,
+            deduplicate ? holds : 0, holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
+        System.arraycopy(counts, 0, stagedRows, 0, counts.length);
+    }
 
+    /**
+     * The second half, after {@link #stage} on this connection, once every earlier batch has committed: locks the
+     * watermark and checks it stands at {@code expectedWatermark}, then as {@link #finish}.
+     */
+    boolean commitStaged(final WriteBatch batch, final long expectedWatermark) throws SQLException
+    {
+        lockWatermark(expectedWatermark, batch.lastUnitIndex);
+        return finish(batch, expectedWatermark);
+    }
+
+    /**
+     * True when {@link #stage} would look up holds an earlier batch created: the pipelined writer then waits for the
+     * previous batch's commit first, or the lookup would not see a hold that batch is still writing.
+     */
+    boolean refersToEarlierHolds(final WriteBatch batch)
+    {
+        prepareScratch(batch);
+        final Long2LongHashMap.KeyIterator keys = lastHoldChange.keySet().iterator();
+        while (keys.hasNext())
+        {
+            if (!holdIdHi.containsKey(keys.nextValue()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs the staged rows' statements (INSERT … SELECT, guarded UPDATEs), moves the watermark and commits. */
+    private boolean finish(final WriteBatch batch, final long expectedWatermark) throws SQLException
+    {
         statement.clearBatch();
         final String[] sqls = {INSERT_ACCOUNTS, UPDATE_ACCOUNT_STATUS, UPDATE_ACCOUNT_METADATA, INSERT_NEW_BALANCES, UPDATE_BALANCES,
             INSERT_HOLDS, UPDATE_HOLDS, INSERT_TRANSFERS, INSERT_ENTRIES, INSERT_OUTBOX};
-        final int[] rows = {deduplicate ? accounts : 0, statusChanges, metadataUpdates, newBalances, existingBalances,
-            deduplicate ? holds : 0, holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
+        final int[] rows = stagedRows;
         final int[] staged = new int[sqls.length];
         int statements = 0;
         for (int k = 0; k < sqls.length; k++)

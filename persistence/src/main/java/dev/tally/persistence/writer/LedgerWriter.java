@@ -19,8 +19,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
+import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -34,9 +39,14 @@ import static dev.tally.persistence.writer.EffectRecords.*;
  * watermark — in ONE transaction ({@link BatchSql}).
  *
  * <pre>
- *  business thread                         writer thread (this agent)                        PostgreSQL
- *  EffectRecorder.onUnit ──► ring ──► read whole units ──► WriteBatch ──► lock watermark, COPY ×7, UPDATE ×2, watermark, COMMIT
+ *  business thread                         writer thread (this agent)                        PostgreSQL, two connections
+ *  EffectRecorder.onUnit ──► ring ──► read whole units ──► WriteBatch N+1 ──► COPY ×7 (staging, no lock)   on lane B
+ *                                                          commit thread:     batch N: lock watermark, UPDATE ×2,
+ *                                                                             watermark, COMMIT              on lane A
  * </pre>
+ *
+ * <p>Pipelined ({@link #flush}): a batch's COPY overlaps the previous batch's updates and commit, and a batch's second
+ * half starts only once the previous batch committed, so the batches commit in journal order.
  *
  * <p>Crash safety: the watermark moves in the same transaction as the rows, so PostgreSQL always holds
  * exactly the effects of the units up to its watermark. The writer commits with {@code synchronous_commit = on}, so a
@@ -69,11 +79,11 @@ public final class LedgerWriter implements Agent, AutoCloseable
     private static final int PARTITION_MONTHS_AHEAD = 2;
     private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
 
-    private final Database database;
     private final WriterConfig config;
     private final EffectChannel channel;
     private final OneToOneRingBuffer ring;
-    private final WriteBatch batch = new WriteBatch();
+    /** The two connections the writer alternates between, each with its batch. */
+    private final WriterLane[] lanes;
     private final ControlledMessageHandler reader = this::onRecord;
     private final Set<Integer> partitionedMonths = new HashSet<>();
     private final long batchIntervalNs;
@@ -83,8 +93,16 @@ public final class LedgerWriter implements Agent, AutoCloseable
     private volatile LongSupplier stableIndex = () -> Long.MAX_VALUE;
 
     // writer thread state
-    private Connection connection;
-    private BatchSql sql;
+    /** The lane whose batch the ring's units go into. */
+    private int filling;
+    /** {@code lanes[filling].batch}. */
+    private WriteBatch batch;
+    /** The commit thread's work: the other lane's batch finishing its transaction, or null. */
+    private Future<?> committing;
+    private WriterLane committingLane;
+    /** Lanes whose batches this thread writes itself, first to last, before the pipeline runs again (retries). */
+    private final ArrayDeque<WriterLane> inOrder = new ArrayDeque<>(2);
+    private ExecutorService committer;
     /** The highest unit index accepted into a batch or committed: units at or below it are duplicates. */
     private long acceptedIndex;
     /** {@link #stableIndex} as read at the start of this duty cycle. */
@@ -99,6 +117,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
     private volatile long rowsWritten;
     private volatile long entriesWritten;
     private volatile long batchesCommitted;
+    private volatile long batchesPipelined;
     private volatile long batchRetries;
     private volatile long unitsSkipped;
     private volatile long deduplicatedBatches;
@@ -106,8 +125,9 @@ public final class LedgerWriter implements Agent, AutoCloseable
 
     private LedgerWriter(final Database database, final WriterConfig config, final long watermark, final long watermarkTimeNs)
     {
-        this.database = database;
         this.config = config;
+        lanes = new WriterLane[] {new WriterLane(database), new WriterLane(database)};
+        batch = lanes[filling].batch;
         channel = new EffectChannel(config, watermark, watermarkTimeNs);
         ring = channel.ring;
         acceptedIndex = watermark;
@@ -240,7 +260,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
         }
         else
         {
-            closeConnection();
+            closeConnections();
         }
     }
 
@@ -292,6 +312,12 @@ public final class LedgerWriter implements Agent, AutoCloseable
         return batchesCommitted;
     }
 
+    /** @return batches whose rows streamed in while the previous batch committed on the other connection. */
+    public long batchesPipelined()
+    {
+        return batchesPipelined;
+    }
+
     /** @return batches PostgreSQL refused for a transient reason, each retried. */
     public long batchRetries()
     {
@@ -333,16 +359,21 @@ public final class LedgerWriter implements Agent, AutoCloseable
     @Override
     public void onStart()
     {
+        committer = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "tally-pg-writer-commit");
+            t.setDaemon(true);
+            return t;
+        });
         try
         {
-            connect();
             final long nowMs = System.currentTimeMillis();
-            ensurePartitions(nowMs, nowMs);
+            ensurePartitions(lanes[0], nowMs, nowMs);
         }
         catch (final SQLException ex)
         {
             LOG.warn("PostgreSQL unavailable at writer start, will retry: {}", ex.getMessage());
-            closeConnection();
+            closeConnections();
         }
     }
 
@@ -352,7 +383,11 @@ public final class LedgerWriter implements Agent, AutoCloseable
         final long now = System.nanoTime();
         if (retryAtNs != 0)
         {
-            return now - retryAtNs < 0 ? 0 : flush(now);
+            return now - retryAtNs < 0 ? 0 : writeInOrder(now);
+        }
+        if (committing != null && committing.isDone() && !awaitCommitting())
+        {
+            return writeInOrder(now);   // the commit thread's batch failed: written again here, before anything newer
         }
         int work = 0;
         try
@@ -379,7 +414,11 @@ public final class LedgerWriter implements Agent, AutoCloseable
     @Override
     public void onClose()
     {
-        closeConnection();
+        closeConnections();
+        if (committer != null)
+        {
+            committer.shutdownNow();
+        }
     }
 
     private ControlledMessageHandler.Action onRecord(
@@ -445,44 +484,179 @@ public final class LedgerWriter implements Agent, AutoCloseable
         return ControlledMessageHandler.Action.CONTINUE;
     }
 
+    /**
+     * Writes the filling lane's batch. Pipelined when it can be: this thread COPYs the batch's rows on the lane's
+     * connection while the commit thread finishes the previous batch on the other, then hands the batch over and fills
+     * the other lane. Batches commit strictly one after the other (a batch's second half starts only once the previous
+     * batch committed), so PostgreSQL holds exactly the units up to its watermark, as with one connection.
+     *
+     * <p>Written in order on this thread instead: a batch that must see rows of the previous one (holds it created,
+     * months it partitioned), every batch while deduplicating, and a batch whose first half failed, or that follows
+     * one whose commit failed, so that retries and their error handling stay those of a single connection.
+     */
     private int flush(final long startNs)
+    {
+        final WriterLane lane = lanes[filling];
+        try
+        {
+            final BatchSql sql = lane.sql();
+            if (deduplicate || !partitionsKnown(batch.minTimeNs, batch.maxTimeNs) || sql.refersToEarlierHolds(batch))
+            {
+                return writeAfterCommitting(lane, startNs);
+            }
+            sql.stage(batch, false);
+        }
+        catch (final SQLException | RuntimeException ex)
+        {
+            lane.rollbackQuietly();
+            return writeAfterCommitting(lane, startNs);   // where failures are told apart, retried or final
+        }
+        if (!awaitCommitting())
+        {
+            lane.rollbackQuietly();
+            inOrder.addLast(lane);
+            return writeInOrder(startNs);
+        }
+        final int rows = batch.rows();
+        batchesPipelined++;
+        committingLane = lane;
+        committing = committer.submit(() -> commitOnCommitThread(lane, startNs));
+        filling = 1 - filling;
+        batch = lanes[filling].batch;
+        return rows;
+    }
+
+    /** The commit thread's half of a pipelined batch: the watermark's check, the updates, the watermark, COMMIT. */
+    private Void commitOnCommitThread(final WriterLane lane, final long startNs) throws SQLException
     {
         try
         {
-            if (sql == null)
+            lane.sql().commitStaged(lane.batch, channel.committedIndex.get());
+            faults.afterCommit(batchesCommitted, batchRetries);
+        }
+        catch (final SQLException | RuntimeException ex)
+        {
+            lane.rollbackQuietly();
+            throw ex;
+        }
+        committed(lane, startNs);
+        return null;
+    }
+
+    /**
+     * Waits for the batch on the commit thread. If its transaction failed, the batch goes first into {@link #inOrder}
+     * to be written again by this thread (a final error stops the writer at once).
+     *
+     * @return true when nothing was committing or its commit went through.
+     */
+    private boolean awaitCommitting()
+    {
+        if (committing == null)
+        {
+            return true;
+        }
+        final WriterLane lane = committingLane;
+        Throwable failure = null;
+        try
+        {
+            committing.get();
+        }
+        catch (final ExecutionException ex)
+        {
+            failure = ex.getCause();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AgentTerminationException(ex);   // closing: onClose waits for the commit thread
+        }
+        committing = null;
+        committingLane = null;
+        if (failure == null)
+        {
+            return true;
+        }
+        inOrder.addFirst(lane);
+        if (failure instanceof Exception && isFatal(failure))
+        {
+            fail((Exception)failure);
+        }
+        batchRetries++;
+        LOG.warn("PostgreSQL refused the commit of a batch of {} units (retry {}, now in order): {}", lane.batch.units,
+            batchRetries, failure.toString());
+        return false;
+    }
+
+    private int writeAfterCommitting(final WriterLane lane, final long startNs)
+    {
+        awaitCommitting();
+        inOrder.addLast(lane);
+        return writeInOrder(startNs);
+    }
+
+    /**
+     * Writes the batches of {@link #inOrder}, first to last, each in one transaction on this thread. A transient
+     * failure leaves the rest queued and sets the retry time; a final one stops the writer.
+     */
+    private int writeInOrder(final long startNs)
+    {
+        int rows = 0;
+        while (!inOrder.isEmpty())
+        {
+            final WriterLane lane = inOrder.peekFirst();
+            final int written = writeNow(lane, startNs);
+            if (written < 0)
             {
-                connect();
+                return rows;
             }
-            ensurePartitions(Math.floorDiv(batch.minTimeNs, 1_000_000L), Math.floorDiv(batch.maxTimeNs, 1_000_000L));
-            write();
+            inOrder.pollFirst();
+            rows += written;
+        }
+        retryAtNs = 0;
+        backoffMs = config.retryBackoffMinMs();
+        return rows;
+    }
+
+    /** @return rows committed, or -1 after a transient failure (the retry time is set). */
+    private int writeNow(final WriterLane lane, final long startNs)
+    {
+        try
+        {
+            ensurePartitions(lane, Math.floorDiv(lane.batch.minTimeNs, 1_000_000L), Math.floorDiv(lane.batch.maxTimeNs, 1_000_000L));
+            write(lane);
             faults.afterCommit(batchesCommitted, batchRetries);
         }
         catch (final BatchSql.AlreadyCommitted ex)
         {
-            rollbackQuietly();
+            lane.rollbackQuietly();
             LOG.info("batch of {} units up to journal index {} found committed by an earlier attempt (its reply was lost): {}",
-                batch.units, batch.lastUnitIndex, ex.getMessage());
+                lane.batch.units, lane.batch.lastUnitIndex, ex.getMessage());
         }
         catch (final SQLException | RuntimeException ex)
         {
-            rollbackQuietly();
+            lane.rollbackQuietly();
             if (isFatal(ex))
             {
                 fail(ex);
             }
-            retryLater(ex);
-            return 0;
+            retryLater(lane, ex);
+            return -1;
         }
+        return committed(lane, startNs);
+    }
+
+    /** Publishes a committed batch: the watermark the gateway and readers see, the metrics; empties the lane. */
+    private int committed(final WriterLane lane, final long startNs)
+    {
+        final WriteBatch b = lane.batch;
         lastBatchNs = System.nanoTime() - startNs;
-        final int rows = batch.rows();
+        final int rows = b.rows();
         rowsWritten += rows;
-        entriesWritten += batch.entries;
+        entriesWritten += b.entries;
         batchesCommitted++;
-        channel.committedTimeNs.lazySet(batch.lastUnitTimeNs);
-        channel.committedIndex.set(batch.lastUnitIndex);
-        batch.clear();
-        retryAtNs = 0;
-        backoffMs = config.retryBackoffMinMs();
+        channel.committedTimeNs.lazySet(b.lastUnitTimeNs);
+        channel.committedIndex.set(b.lastUnitIndex);
+        b.clear();
         return rows;
     }
 
@@ -490,8 +664,10 @@ public final class LedgerWriter implements Agent, AutoCloseable
      * Direct mode first; a duplicate key there means the database holds rows above its watermark, so the same
      * batch is written again deduplicating, and later batches too until one finds no duplicate.
      */
-    private void write() throws SQLException
+    private void write(final WriterLane lane) throws SQLException
     {
+        final BatchSql sql = lane.sql();
+        final WriteBatch batch = lane.batch;
         if (!deduplicate)
         {
             try
@@ -505,7 +681,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
                 {
                     throw ex;
                 }
-                rollbackQuietly();
+                lane.rollbackQuietly();
                 LOG.warn("rows above the watermark {} already exist (was the watermark moved back?): deduplicating from here",
                     channel.committedIndex.get());
                 deduplicate = true;
@@ -533,13 +709,13 @@ public final class LedgerWriter implements Agent, AutoCloseable
         return false;
     }
 
-    private void retryLater(final Exception ex)
+    private void retryLater(final WriterLane lane, final Exception ex)
     {
-        closeConnection();
+        closeConnections();
         batchRetries++;
         if (batchRetries == 1 || Long.bitCount(batchRetries) == 1)
         {
-            LOG.warn("PostgreSQL refused a batch of {} units (retry {} in {} ms, lag {} commands): {}", batch.units, batchRetries,
+            LOG.warn("PostgreSQL refused a batch of {} units (retry {} in {} ms, lag {} commands): {}", lane.batch.units, batchRetries,
                 backoffMs, channel.lagCommands(), ex.toString());
         }
         retryAtNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs);
@@ -551,38 +727,48 @@ public final class LedgerWriter implements Agent, AutoCloseable
         channel.writerFailure.compareAndSet(null, ex);
         LOG.error("PostgreSQL writer STOPPED at watermark {}: {} — the gateway must refuse writes; fix the cause and restart" +
             " (the journal keeps every effect)", channel.committedIndex.get(), ex.toString(), ex);
-        closeConnection();
+        closeConnections();
         throw new AgentTerminationException(ex);
-    }
-
-    private void connect() throws SQLException
-    {
-        connection = database.openWriterConnection();
-        sql = new BatchSql(connection);
     }
 
     /**
      * Creates the monthly partitions of the journaled months a batch touches and of the
-     * {@value #PARTITION_MONTHS_AHEAD} months after the last one, calling the database only when one of them
-     * is not known to exist yet.
+     * {@value #PARTITION_MONTHS_AHEAD} months after the last one, calling the database (on the lane's connection, in a
+     * transaction of its own) only when one of them is not known to exist yet.
      */
-    private void ensurePartitions(final long fromMs, final long toMs) throws SQLException
+    private void ensurePartitions(final WriterLane lane, final long fromMs, final long toMs) throws SQLException
     {
-        final YearMonth first = YearMonth.from(Instant.ofEpochMilli(fromMs).atOffset(ZoneOffset.UTC));
-        final YearMonth until = YearMonth.from(Instant.ofEpochMilli(toMs).atOffset(ZoneOffset.UTC)).plusMonths(PARTITION_MONTHS_AHEAD);
-        for (YearMonth m = first; !m.isAfter(until); m = m.plusMonths(1))
+        if (partitionsKnown(fromMs * 1_000_000L, toMs * 1_000_000L))
+        {
+            return;
+        }
+        final YearMonth first = month(fromMs * 1_000_000L);
+        final YearMonth until = month(toMs * 1_000_000L).plusMonths(PARTITION_MONTHS_AHEAD);
+        final int months = (int)first.until(until, java.time.temporal.ChronoUnit.MONTHS);
+        lane.sql().ensurePartitions(first.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli(), months);
+        for (int i = 0; i <= months; i++)
+        {
+            partitionedMonths.add(monthKey(first.plusMonths(i)));
+        }
+    }
+
+    /** @return true when the partitions of the months from {@code fromNs} to {@value #PARTITION_MONTHS_AHEAD} after {@code toNs} are known to exist. */
+    private boolean partitionsKnown(final long fromNs, final long toNs)
+    {
+        final YearMonth until = month(toNs).plusMonths(PARTITION_MONTHS_AHEAD);
+        for (YearMonth m = month(fromNs); !m.isAfter(until); m = m.plusMonths(1))
         {
             if (!partitionedMonths.contains(monthKey(m)))
             {
-                final int months = (int)first.until(until, java.time.temporal.ChronoUnit.MONTHS);
-                sql.ensurePartitions(first.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli(), months);
-                for (int i = 0; i <= months; i++)
-                {
-                    partitionedMonths.add(monthKey(first.plusMonths(i)));
-                }
-                return;
+                return false;
             }
         }
+        return true;
+    }
+
+    private static YearMonth month(final long epochNs)
+    {
+        return YearMonth.from(Instant.ofEpochMilli(Math.floorDiv(epochNs, 1_000_000L)).atOffset(ZoneOffset.UTC));
     }
 
     private static int monthKey(final YearMonth month)
@@ -619,35 +805,29 @@ public final class LedgerWriter implements Agent, AutoCloseable
         return false;
     }
 
-    private void rollbackQuietly()
+    /** Closes both lanes' connections, once the commit thread has finished what it was doing. */
+    private void closeConnections()
     {
-        if (connection != null)
+        if (committing != null)
         {
             try
             {
-                connection.rollback();
+                committing.get();
             }
-            catch (final SQLException ignored)
+            catch (final ExecutionException ex)
             {
-                // the connection is going away anyway
+                // the batch was not committed: it stays in the journal and is written again at the next start
             }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            committing = null;
+            committingLane = null;
         }
-    }
-
-    private void closeConnection()
-    {
-        sql = null;
-        if (connection != null)
+        for (final WriterLane lane : lanes)
         {
-            try
-            {
-                connection.close();
-            }
-            catch (final SQLException ignored)
-            {
-                // nothing left to do with it
-            }
-            connection = null;
+            lane.close();
         }
     }
 }

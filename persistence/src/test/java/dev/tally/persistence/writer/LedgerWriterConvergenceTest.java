@@ -15,6 +15,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -131,6 +136,86 @@ class LedgerWriterConvergenceTest
                 assertTrue(one(st, "SELECT count(*) FROM ledger_entries_202602") > 0);
             }
         }
+    }
+
+    /**
+     * Two connections, one batch staging its rows while the previous one commits: a reader never sees a row above
+     * the watermark, nor misses one at or below it (every sample's count of rows up to its watermark is the final
+     * count), and the end state is the ledger's.
+     */
+    @Test
+    void shouldCommitPipelinedBatchesInJournalOrder() throws Exception
+    {
+        final Database db = pg.newDatabase();
+        try (LedgerWriter writer = LedgerWriter.create(db, testConfig()))
+        {
+            final EffectRecorder recorder = writer.createRecorder(writer.watermark());
+            writer.start();
+            final LedgerScenario s = new LedgerScenario(LedgerConfig.small(), recorder::onUnit);
+            final AtomicBoolean done = new AtomicBoolean();
+            final List<long[]> samples = new CopyOnWriteArrayList<>();
+            final CompletableFuture<String> sampler = CompletableFuture.supplyAsync(() -> sampleWatermark(db, done, samples));
+            try
+            {
+                MixedWorkload.run(s, 4_000);
+                assertTrue(writer.awaitWatermark(s.ledger.lastJournalIndex(), Duration.ofSeconds(30)),
+                    () -> "writer caught up; failure: " + writer.failure());
+            }
+            finally
+            {
+                done.set(true);
+            }
+            assertNull(sampler.get(30, TimeUnit.SECONDS), "a reader saw PostgreSQL ahead of or behind its watermark");
+            assertTrue(samples.size() > 10, "the reader sampled while the writer wrote: " + samples.size());
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
+            {
+                for (final long[] sample : samples)
+                {
+                    assertEquals(one(st, rowsUpTo(sample[0])), sample[1], () -> "rows up to the watermark " + sample[0] +
+                        " were missing when it stood there");
+                }
+            }
+            assertTrue(writer.batchesPipelined() > writer.batchesCommitted() / 4,
+                () -> "most batches streamed in while the previous one committed: " + writer.batchesPipelined() + " of " +
+                    writer.batchesCommitted());
+            assertEquals(java.util.List.of(), new Verifier(s.ledger, db.dataSource()).verify().differences());
+        }
+    }
+
+    /** @return null, or the rows a snapshot showed above its watermark; adds (watermark, rows up to it) per snapshot. */
+    private static String sampleWatermark(final Database db, final AtomicBoolean done, final List<long[]> samples)
+    {
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement())
+        {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            while (!done.get())
+            {
+                final long watermark = one(st, "SELECT journal_index FROM ledger_watermark");
+                final long rowsAbove = one(st, "SELECT (SELECT count(*) FROM transfers WHERE journal_index > " + watermark + ")" +
+                    " + (SELECT count(*) FROM ledger_entries WHERE journal_index > " + watermark + ")" +
+                    " + (SELECT count(*) FROM outbox WHERE journal_index > " + watermark + ")");
+                final long rowsUpTo = one(st, rowsUpTo(watermark));
+                c.commit();
+                if (rowsAbove != 0)
+                {
+                    return rowsAbove + " rows above the watermark " + watermark;
+                }
+                samples.add(new long[] {watermark, rowsUpTo});
+            }
+            return null;
+        }
+        catch (final SQLException ex)
+        {
+            return ex.toString();
+        }
+    }
+
+    private static String rowsUpTo(final long watermark)
+    {
+        return "SELECT (SELECT count(*) FROM transfers WHERE journal_index <= " + watermark + ")" +
+            " + (SELECT count(*) FROM ledger_entries WHERE journal_index <= " + watermark + ")" +
+            " + (SELECT count(*) FROM outbox WHERE journal_index <= " + watermark + ")";
     }
 
     static long one(final Statement st, final String query) throws SQLException
