@@ -127,8 +127,8 @@ public final class WriterThroughputHarness
                 final long jvmCpu0 = jvmCpuNs();
                 final long postmaster = Long.parseLong(java.nio.file.Files.readAllLines(directory.resolve("postmaster.pid")).get(0).trim());
                 final long pgTicks0 = postgresTicks(postmaster);
-                final long writerBackend = writerBackendPid(db);
-                final long writerTicks0 = processTicks(writerBackend);
+                final long[] writerBackends = writerBackendPids(db);
+                final long writerTicks0 = processTicks(writerBackends);
                 final WalStats wal0 = WalStats.read(db);
                 final long t0 = System.nanoTime();
                 final long maxLag = h.run(transfers);
@@ -138,7 +138,7 @@ public final class WriterThroughputHarness
                 final double busyCores = (machineBusyTicks() - busy0) / 100.0 / (elapsedNs / 1e9);   // USER_HZ = 100
                 final double jvmCores = (jvmCpuNs() - jvmCpu0) / (double)elapsedNs;
                 final long pgTicks = postgresTicks(postmaster) - pgTicks0;
-                final long writerTicks = processTicks(writerBackend) - writerTicks0;
+                final long writerTicks = processTicks(writerBackends) - writerTicks0;
                 final double pgCores = pgTicks / 100.0 / (elapsedNs / 1e9);
                 final WalStats wal = WalStats.read(db).minus(wal0);
 
@@ -156,7 +156,7 @@ public final class WriterThroughputHarness
                     " other processes %.2f%n", busyCores, Runtime.getRuntime().availableProcessors(), jvmCores, pgCores,
                     Math.max(0, busyCores - jvmCores - pgCores));
                 final long transfersPosted = h.posted - posted0;
-                System.out.printf("PER TRANSFER: PostgreSQL CPU %.1f us (the writer's backend %.1f), WAL %,.0f B in %.2f records" +
+                System.out.printf("PER TRANSFER: PostgreSQL CPU %.1f us (the writer's backends %.1f), WAL %,.0f B in %.2f records" +
                     " (%.3f full-page images), rows %.2f, transfers/s %,.0f%n", pgTicks * 10_000.0 / transfersPosted,
                     writerTicks * 10_000.0 / transfersPosted, (double)wal.bytes / transfersPosted,
                     (double)wal.records / transfersPosted, (double)wal.fullPageImages / transfersPosted, (double)rows / transfersPosted,
@@ -404,14 +404,30 @@ public final class WriterThroughputHarness
         return rows / ((System.nanoTime() - t0) / 1e9);
     }
 
-    /** @return the pid of the writer's backend (its connection's application_name), 0 when none is connected. */
-    private static long writerBackendPid(final Database db) throws java.sql.SQLException
+    /** @return the pids of the writer's backends (its connections' application_name; two when it pipelines). */
+    private static long[] writerBackendPids(final Database db) throws java.sql.SQLException
     {
         try (Connection conn = db.dataSource().getConnection(); Statement st = conn.createStatement();
              ResultSet rs = st.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = 'tally-writer'"))
         {
-            return rs.next() ? rs.getLong(1) : 0;
+            final java.util.List<Long> pids = new java.util.ArrayList<>();
+            while (rs.next())
+            {
+                pids.add(rs.getLong(1));
+            }
+            return pids.stream().mapToLong(Long::longValue).toArray();
         }
+    }
+
+    /** @return jiffies (user + system) of these processes, 0 for each one gone. */
+    private static long processTicks(final long[] pids)
+    {
+        long ticks = 0;
+        for (final long pid : pids)
+        {
+            ticks += processTicks(pid);
+        }
+        return ticks;
     }
 
     /** @return jiffies (user + system) of one process, 0 when it is gone. */
