@@ -35,7 +35,8 @@ import java.util.List;
  * moves only from the value this writer last saw, so a second writer on the same database fails instead of
  * interleaving. Deterministic ids make the result identical whichever mode wrote a unit.
  *
- * <p>Writer thread only; one instance per connection (it creates that session's staging tables).
+ * <p>One instance per connection (it creates that session's staging tables), used by one thread at a time: the writer
+ * thread, or the commit thread for {@link #commitStaged}.
  */
 final class BatchSql
 {
@@ -143,7 +144,7 @@ final class BatchSql
     private final Long2LongHashMap holdIdLo = new Long2LongHashMap(NONE);
     private final Long2LongHashMap lastHoldChange = new Long2LongHashMap(-1);
     /** Rows {@link #stage} left for each of {@link #finish}'s statements, in its order (0: the statement is skipped). */
-    private final int[] stagedRows = new int[10];
+    private int[] stagedRows;
 
     BatchSql(final Connection connection) throws SQLException
     {
@@ -206,9 +207,8 @@ final class BatchSql
         final int transfers = copyTransfers(batch, target(deduplicate, "transfers", ""));
         final int entries = copyEntries(batch, target(deduplicate, "ledger_entries", ""));
         final int outbox = copyOutbox(batch, target(deduplicate, "outbox", OUTBOX_COLUMNS));
-        final int[] counts = {deduplicate ? accounts : 0, statusChanges, metadataUpdates, newBalances, existingBalances,
+        stagedRows = new int[] {deduplicate ? accounts : 0, statusChanges, metadataUpdates, newBalances, existingBalances,
             deduplicate ? holds : 0, holdChanges, deduplicate ? transfers : 0, deduplicate ? entries : 0, deduplicate ? outbox : 0};
-        System.arraycopy(counts, 0, stagedRows, 0, counts.length);
     }
 
     /**

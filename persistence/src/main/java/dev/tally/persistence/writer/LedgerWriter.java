@@ -113,7 +113,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
     private long retryAtNs;
     private long backoffMs;
 
-    // metrics: written by the writer thread only, read by any
+    // metrics: written by the writer thread, or by the commit thread between a hand-off and its completion; read by any
     private volatile long rowsWritten;
     private volatile long entriesWritten;
     private volatile long batchesCommitted;
@@ -367,8 +367,8 @@ public final class LedgerWriter implements Agent, AutoCloseable
         });
         try
         {
-            final long nowMs = System.currentTimeMillis();
-            ensurePartitions(lanes[0], nowMs, nowMs);
+            final long nowNs = System.currentTimeMillis() * 1_000_000L;
+            ensurePartitions(lanes[0], nowNs, nowNs);
         }
         catch (final SQLException ex)
         {
@@ -622,7 +622,7 @@ public final class LedgerWriter implements Agent, AutoCloseable
     {
         try
         {
-            ensurePartitions(lane, Math.floorDiv(lane.batch.minTimeNs, 1_000_000L), Math.floorDiv(lane.batch.maxTimeNs, 1_000_000L));
+            ensurePartitions(lane, lane.batch.minTimeNs, lane.batch.maxTimeNs);
             write(lane);
             faults.afterCommit(batchesCommitted, batchRetries);
         }
@@ -736,14 +736,14 @@ public final class LedgerWriter implements Agent, AutoCloseable
      * {@value #PARTITION_MONTHS_AHEAD} months after the last one, calling the database (on the lane's connection, in a
      * transaction of its own) only when one of them is not known to exist yet.
      */
-    private void ensurePartitions(final WriterLane lane, final long fromMs, final long toMs) throws SQLException
+    private void ensurePartitions(final WriterLane lane, final long fromNs, final long toNs) throws SQLException
     {
-        if (partitionsKnown(fromMs * 1_000_000L, toMs * 1_000_000L))
+        if (partitionsKnown(fromNs, toNs))
         {
             return;
         }
-        final YearMonth first = month(fromMs * 1_000_000L);
-        final YearMonth until = month(toMs * 1_000_000L).plusMonths(PARTITION_MONTHS_AHEAD);
+        final YearMonth first = month(fromNs);
+        final YearMonth until = month(toNs).plusMonths(PARTITION_MONTHS_AHEAD);
         final int months = (int)first.until(until, java.time.temporal.ChronoUnit.MONTHS);
         lane.sql().ensurePartitions(first.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli(), months);
         for (int i = 0; i <= months; i++)
